@@ -1,0 +1,394 @@
+//! The engine handle: opening, table administration and durability.
+
+use crate::clock::{Clock, SystemClock};
+use crate::error::{OpenError, StorageError, TableError, WriteError};
+use crate::item::primary_key_bytes;
+use crate::storage::{
+    FORMAT_KEY, FORMAT_VERSION, Store, TableMeta, decode_item, encode_json, expiry_key,
+    table_meta_key,
+};
+use crate::table::{TableDefinition, TimeToLiveSpecification};
+use crate::ttl::item_expiry_epoch_secs;
+use fjall::PersistMode;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
+
+/// How many index entries one batch writes when TTL is enabled or disabled.
+const TTL_REINDEX_CHUNK: usize = 10_000;
+
+/// Options for [`Engine::open`].
+#[derive(Clone, Debug)]
+pub struct EngineOptions {
+    /// The time source for TTL expiry, record timestamps and the sweeper.
+    /// Default: [`SystemClock`].
+    pub clock: Arc<dyn Clock>,
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        Self {
+            clock: Arc::new(SystemClock),
+        }
+    }
+}
+
+/// An open storage engine. Cheap to clone (an `Arc` inside); `Send + Sync`.
+///
+/// Writes are serialised by one mutex (item, expiry-index entry and change
+/// record are read-modified-written together); reads take no lock. The data
+/// directory is persisted (fsync) when the last clone is dropped.
+#[derive(Clone)]
+pub struct Engine {
+    pub(crate) inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine")
+            .field("clock", &self.inner.clock)
+            .finish_non_exhaustive()
+    }
+}
+
+/// State shared by all clones of an [`Engine`] and its sweeper.
+pub(crate) struct Inner {
+    pub store: Store,
+    pub clock: Arc<dyn Clock>,
+    /// Table metadata cache; changed only under `write`, after the commit.
+    pub tables: RwLock<BTreeMap<String, Arc<TableMeta>>>,
+    /// The write lock and the counters it protects.
+    pub write: Mutex<WriteState>,
+}
+
+/// Counters allocated under the write lock.
+pub(crate) struct WriteState {
+    /// Next change-record sequence number (engine-wide).
+    pub next_sequence_number: u64,
+    /// Next table id.
+    pub next_table_id: u32,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        if let Err(e) = self.store.db.persist(PersistMode::SyncAll) {
+            tracing::error!(error = %e, "persisting the engine on close failed");
+        }
+    }
+}
+
+impl Engine {
+    /// Opens (or creates) the engine in directory `path`, recovering tables,
+    /// TTL settings, items and the change stream. The next sequence number is
+    /// one past the highest stored in the stream keyspace.
+    ///
+    /// # Errors
+    ///
+    /// [`OpenError::Storage`] if fjall cannot open or recover the directory
+    /// (including when another process or engine has it open);
+    /// [`OpenError::UnsupportedFormat`] for a directory of another format version.
+    pub fn open(path: impl AsRef<Path>, options: EngineOptions) -> Result<Engine, OpenError> {
+        let path = path.as_ref();
+        let storage_err = |source: StorageError| OpenError::Storage {
+            path: path.display().to_string(),
+            source,
+        };
+        let store = Store::open(path).map_err(|e| storage_err(e.into()))?;
+        match store
+            .meta
+            .get(FORMAT_KEY)
+            .map_err(|e| storage_err(e.into()))?
+        {
+            Some(v) if v.as_ref() != FORMAT_VERSION.as_bytes() => {
+                return Err(OpenError::UnsupportedFormat {
+                    path: path.display().to_string(),
+                    found: String::from_utf8_lossy(&v).into_owned(),
+                    expected: FORMAT_VERSION.to_string(),
+                });
+            }
+            Some(_) => {}
+            None => {
+                let mut batch = store.db.batch();
+                batch.insert(&store.meta, FORMAT_KEY, FORMAT_VERSION.as_bytes());
+                batch.commit().map_err(|e| storage_err(e.into()))?;
+            }
+        }
+        let metas = store.load_tables().map_err(storage_err)?;
+        let mut max_seq = 0u64;
+        let mut max_id = 0u32;
+        let mut tables = BTreeMap::new();
+        for meta in metas {
+            if let Some(seq) = store.last_sequence_number(meta.id).map_err(storage_err)? {
+                max_seq = max_seq.max(seq.0);
+            }
+            max_id = max_id.max(meta.id);
+            tables.insert(meta.definition.table_name.clone(), Arc::new(meta));
+        }
+        tracing::debug!(
+            tables = tables.len(),
+            next_sequence_number = max_seq + 1,
+            "engine opened"
+        );
+        Ok(Engine {
+            inner: Arc::new(Inner {
+                store,
+                clock: options.clock,
+                tables: RwLock::new(tables),
+                write: Mutex::new(WriteState {
+                    next_sequence_number: max_seq + 1,
+                    next_table_id: max_id + 1,
+                }),
+            }),
+        })
+    }
+
+    /// The engine's clock.
+    pub fn clock(&self) -> Arc<dyn Clock> {
+        Arc::clone(&self.inner.clock)
+    }
+
+    /// Creates a table (DynamoDB `CreateTable`; the table is usable at once).
+    ///
+    /// # Errors
+    ///
+    /// [`TableError::AlreadyExists`]; [`TableError::Invalid`] for a bad name or
+    /// key schema; [`TableError::Storage`].
+    pub fn create_table(&self, definition: TableDefinition) -> Result<(), TableError> {
+        let table = definition.table_name.clone();
+        definition
+            .validate()
+            .map_err(|message| TableError::Invalid {
+                table: table.clone(),
+                message,
+            })?;
+        let mut state = self.lock_writes();
+        if self.table_meta(&table).is_some() {
+            return Err(TableError::AlreadyExists { table });
+        }
+        let meta = TableMeta {
+            id: state.next_table_id,
+            definition,
+            time_to_live: None,
+        };
+        self.commit_meta(&meta)?;
+        state.next_table_id += 1;
+        self.cache_meta(meta);
+        Ok(())
+    }
+
+    /// The definition of `table` (DynamoDB `DescribeTable`).
+    ///
+    /// # Errors
+    ///
+    /// [`TableError::NotFound`].
+    pub fn describe_table(&self, table: &str) -> Result<TableDefinition, TableError> {
+        self.table_meta(table)
+            .map(|m| m.definition.clone())
+            .ok_or_else(|| TableError::NotFound {
+                table: table.to_string(),
+            })
+    }
+
+    /// All table names, sorted (DynamoDB `ListTables`).
+    ///
+    /// # Errors
+    ///
+    /// None at present; the `Result` leaves room for storage-backed listing.
+    pub fn list_tables(&self) -> Result<Vec<String>, TableError> {
+        Ok(self.read_tables().keys().cloned().collect())
+    }
+
+    /// Enables or disables TTL on `table` (DynamoDB `UpdateTimeToLive`,
+    /// "Using time to live (TTL) in DynamoDB").
+    ///
+    /// Enabling scans the table once, under the write lock, and indexes every
+    /// item whose attribute `spec.attribute_name` holds an eligible Number, so
+    /// items written before TTL was enabled expire too. Disabling removes the
+    /// table's expiry index, so nothing expires until TTL is enabled again.
+    /// Unlike DynamoDB, the change takes effect immediately and may be repeated
+    /// at once; enabling again with the same attribute is a no-op.
+    ///
+    /// # Errors
+    ///
+    /// [`TableError::NotFound`]; [`TableError::Invalid`] for an empty attribute
+    /// name or enabling while TTL is enabled on another attribute (disable
+    /// first, as DynamoDB requires); [`TableError::Storage`].
+    pub fn update_time_to_live(
+        &self,
+        table: &str,
+        spec: TimeToLiveSpecification,
+    ) -> Result<(), TableError> {
+        let invalid = |message: String| TableError::Invalid {
+            table: table.to_string(),
+            message,
+        };
+        if spec.attribute_name.is_empty() || spec.attribute_name.len() > 255 {
+            return Err(invalid(
+                "TTL attribute name must be 1 to 255 bytes long".into(),
+            ));
+        }
+        let _state = self.lock_writes();
+        let meta = self.table_meta(table).ok_or_else(|| TableError::NotFound {
+            table: table.to_string(),
+        })?;
+        if let Some(current) = meta.ttl_enabled() {
+            if spec.enabled && current.attribute_name != spec.attribute_name {
+                return Err(invalid(format!(
+                    "TimeToLive is already enabled on attribute `{}`; disable it before enabling it on `{}`",
+                    current.attribute_name, spec.attribute_name
+                )));
+            }
+            if spec.enabled {
+                return Ok(());
+            }
+        }
+        self.clear_expiry_index(meta.id)?;
+        if spec.enabled {
+            self.index_existing_items(&meta, &spec)?;
+        }
+        let new_meta = TableMeta {
+            time_to_live: Some(spec),
+            ..(*meta).clone()
+        };
+        self.commit_meta(&new_meta)?;
+        self.cache_meta(new_meta);
+        Ok(())
+    }
+
+    /// The TTL setting of `table` (DynamoDB `DescribeTimeToLive`); `None` if
+    /// TTL was never configured.
+    ///
+    /// # Errors
+    ///
+    /// [`TableError::NotFound`].
+    pub fn describe_time_to_live(
+        &self,
+        table: &str,
+    ) -> Result<Option<TimeToLiveSpecification>, TableError> {
+        self.table_meta(table)
+            .map(|m| m.time_to_live.clone())
+            .ok_or_else(|| TableError::NotFound {
+                table: table.to_string(),
+            })
+    }
+
+    /// Flushes and fsyncs everything written so far (fjall `PersistMode::SyncAll`),
+    /// so it survives power loss, not only a process kill.
+    ///
+    /// # Errors
+    ///
+    /// [`WriteError::Storage`] on I/O failure.
+    pub fn persist(&self) -> Result<(), WriteError> {
+        self.inner.store.db.persist(PersistMode::SyncAll)?;
+        Ok(())
+    }
+
+    /// Persists (like [`Engine::persist`]) and drops this handle. The data
+    /// directory is closed once every clone (and any running sweeper pass)
+    /// has let go of it.
+    ///
+    /// # Errors
+    ///
+    /// [`WriteError::Storage`] on I/O failure.
+    pub fn close(self) -> Result<(), WriteError> {
+        self.persist()
+    }
+
+    pub(crate) fn lock_writes(&self) -> MutexGuard<'_, WriteState> {
+        // The state is two counters that are only advanced after a successful
+        // commit, so it is consistent even if a holder panicked.
+        self.inner
+            .write
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn read_tables(&self) -> std::sync::RwLockReadGuard<'_, BTreeMap<String, Arc<TableMeta>>> {
+        self.inner
+            .tables
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub(crate) fn table_meta(&self, table: &str) -> Option<Arc<TableMeta>> {
+        self.read_tables().get(table).cloned()
+    }
+
+    pub(crate) fn all_table_metas(&self) -> Vec<Arc<TableMeta>> {
+        self.read_tables().values().cloned().collect()
+    }
+
+    fn cache_meta(&self, meta: TableMeta) {
+        let mut tables = self
+            .inner
+            .tables
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        tables.insert(meta.definition.table_name.clone(), Arc::new(meta));
+    }
+
+    fn commit_meta(&self, meta: &TableMeta) -> Result<(), TableError> {
+        let store = &self.inner.store;
+        let mut batch = store.db.batch();
+        batch.insert(
+            &store.meta,
+            table_meta_key(&meta.definition.table_name),
+            encode_json("table metadata", meta)?,
+        );
+        batch.commit()?;
+        Ok(())
+    }
+
+    /// Removes every expiry-index entry of table `id`, in chunks.
+    fn clear_expiry_index(&self, id: u32) -> Result<(), TableError> {
+        let store = &self.inner.store;
+        loop {
+            let mut batch = store.db.batch();
+            for guard in store
+                .expiry
+                .prefix(id.to_be_bytes())
+                .take(TTL_REINDEX_CHUNK)
+            {
+                batch.remove(&store.expiry, guard.key()?);
+            }
+            if batch.is_empty() {
+                return Ok(());
+            }
+            batch.commit()?;
+        }
+    }
+
+    /// Adds an expiry-index entry for every item of `meta`'s table that has
+    /// an eligible value in `spec`'s attribute.
+    fn index_existing_items(
+        &self,
+        meta: &TableMeta,
+        spec: &TimeToLiveSpecification,
+    ) -> Result<(), TableError> {
+        let store = &self.inner.store;
+        let mut batch = store.db.batch();
+        let mut indexed = 0usize;
+        for guard in store.items.prefix(meta.id.to_be_bytes()) {
+            let value = guard.value()?;
+            let item = decode_item(&value)?;
+            let Some(secs) = item_expiry_epoch_secs(&item, Some(spec)) else {
+                continue;
+            };
+            let Ok(pk) = primary_key_bytes(&meta.definition, &item) else {
+                continue;
+            };
+            batch.insert(
+                &store.expiry,
+                expiry_key(meta.id, secs, &pk),
+                Vec::<u8>::new(),
+            );
+            indexed += 1;
+            if batch.len() >= TTL_REINDEX_CHUNK {
+                std::mem::replace(&mut batch, store.db.batch()).commit()?;
+            }
+        }
+        batch.commit()?;
+        tracing::debug!(table = %meta.definition.table_name, indexed, "TTL enabled");
+        Ok(())
+    }
+}

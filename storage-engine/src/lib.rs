@@ -1,0 +1,115 @@
+//! # ttlstream-engine
+//!
+//! An embedded, durable storage engine with DynamoDB-style tables, DynamoDB
+//! item TTL that really expires data, and a DynamoDB Streams-shaped change
+//! stream. It is the bundled engine of ttlstream, an event-driven stream
+//! processor for TTL deletions.
+//!
+//! ## What it is
+//!
+//! * Tables with a partition key and optional sort key (S, N or B); items are
+//!   DynamoDB attribute maps ([`Item`]). PutItem, bulk put, GetItem,
+//!   UpdateItem (SET / REMOVE of top-level attributes, upsert), DeleteItem,
+//!   Query by partition key (sort-key order; Numbers numerically), Scan.
+//! * DynamoDB item TTL ("Using time to live (TTL) in DynamoDB"): per table,
+//!   a top-level Number attribute of epoch seconds. Expired items stay
+//!   readable and updatable until a [`Sweeper`] pass (or
+//!   [`Engine::sweep_now`]) deletes them through an expiry index, each
+//!   deletion atomic with its index entry and its REMOVE record tagged
+//!   [`UserIdentity::dynamodb_ttl`]. The exact rule is in [`ttl`].
+//! * A change stream per table ("Change data capture for DynamoDB Streams"):
+//!   INSERT / MODIFY / REMOVE records with images per [`StreamViewType`] and
+//!   strictly increasing [`SequenceNumber`]s, read with [`Engine::read_stream`].
+//! * Storage on [fjall](https://docs.rs/fjall) 3; every write commits one
+//!   atomic batch (item + expiry index + change record). See `FORMAT.md`.
+//!
+//! ## Durability
+//!
+//! A write that returned `Ok` has been handed to the OS (fjall
+//! `PersistMode::Buffer`): it survives a process crash or `SIGKILL`.
+//! [`Engine::persist`] fsyncs (`PersistMode::SyncAll`) so that everything
+//! written before survives power loss too; dropping the last [`Engine`]
+//! clone (or [`Engine::close`]) does the same. On reopen, tables, TTL
+//! settings, items and the stream are recovered, and the next sequence number
+//! is derived from the highest one stored in the stream.
+//!
+//! ## What it is not (limits of this slice)
+//!
+//! * No expressions (condition, filter, projection), no pagination, no
+//!   secondary indexes, no transactions, no DeleteTable.
+//! * No stream retention: records are kept forever (DynamoDB trims after 24
+//!   hours), and there is one shard per table.
+//! * Writes are serialised by one engine-wide mutex; reads take no lock.
+//! * Enabling TTL scans the table once (under the write lock) to index the
+//!   items already there; it takes effect at once, not within an hour.
+//! * Tablestore- and Spanner-style TTL models are not in this slice.
+//!
+//! ## Example
+//!
+//! ```
+//! use std::{collections::HashMap, sync::Arc, time::Duration};
+//! use ttlstream_engine::{
+//!     AttributeValue, Engine, EngineOptions, EventName, Item, ManualClock,
+//!     ScalarAttributeType, StreamPosition, StreamViewType, TableDefinition,
+//!     TimeToLiveSpecification,
+//! };
+//!
+//! let dir = tempfile::tempdir()?;
+//! let clock = Arc::new(ManualClock::new(1_700_000_000_000)); // epoch ms
+//! let engine = Engine::open(dir.path(), EngineOptions { clock: clock.clone() })?;
+//!
+//! engine.create_table(
+//!     TableDefinition::new("SessionData", "UserName", ScalarAttributeType::S)
+//!         .with_stream(StreamViewType::NewAndOldImages),
+//! )?;
+//! engine.update_time_to_live("SessionData", TimeToLiveSpecification::enabled("ExpirationTime"))?;
+//!
+//! let item: Item = HashMap::from([
+//!     ("UserName".to_string(), AttributeValue::S("alice".into())),
+//!     ("ExpirationTime".to_string(), AttributeValue::N("1700000060".into())),
+//! ])
+//! .into();
+//! engine.put_item("SessionData", item)?;
+//!
+//! clock.advance(Duration::from_secs(61)); // now past the expiry
+//! assert_eq!(engine.scan("SessionData")?.len(), 1); // still visible until swept
+//! assert_eq!(engine.sweep_now()?.deleted, 1);
+//! assert!(engine.scan("SessionData")?.is_empty());
+//!
+//! let records = engine.read_stream("SessionData", StreamPosition::TrimHorizon, 10)?;
+//! assert_eq!(records.len(), 2);
+//! assert_eq!(records[1].event_name, EventName::Remove);
+//! assert!(records[1].is_ttl_delete());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod clock;
+mod engine;
+mod error;
+mod item;
+mod key;
+mod number;
+mod read;
+mod storage;
+mod stream;
+mod sweeper;
+mod table;
+pub mod ttl;
+mod write;
+
+pub use clock::{AcceleratedClock, Clock, ManualClock, SystemClock};
+pub use engine::{Engine, EngineOptions};
+pub use error::{
+    OpenError, ReadError, StorageError, StreamError, SweepError, TableError, WriteError,
+};
+pub use item::{MAX_ITEM_SIZE_BYTES, item_size_bytes, value_size_bytes};
+pub use serde_dynamo::{AttributeValue, Item};
+pub use stream::{
+    ChangeRecord, EventName, ParseSequenceNumberError, SequenceNumber, StreamPosition, UserIdentity,
+};
+pub use sweeper::{SWEEP_CHUNK, SweepReport, Sweeper, SweeperOptions};
+pub use table::{
+    KeyAttribute, ParseStreamViewTypeError, ScalarAttributeType, StreamViewType, TableDefinition,
+    TimeToLiveSpecification,
+};
+pub use write::Update;

@@ -1,0 +1,177 @@
+//! Reads: GetItem, Query, Scan, the change stream and the sweeper backlog.
+//! None of them takes the write lock.
+
+use crate::engine::Engine;
+use crate::error::{ReadError, StreamError};
+use crate::item::key_only_bytes;
+use crate::key::encode_key_value;
+use crate::storage::{TableMeta, decode_item, decode_record, expiry_bound, item_key, stream_key};
+use crate::stream::{ChangeRecord, SequenceNumber, StreamPosition};
+use crate::ttl::expired_range_secs;
+use serde_dynamo::{AttributeValue, Item};
+use std::sync::Arc;
+
+impl Engine {
+    /// Reads one item by its key (DynamoDB `GetItem`). `key` holds exactly
+    /// the key attributes. Expired items not yet swept are still returned
+    /// ("Using time to live (TTL) in DynamoDB").
+    ///
+    /// # Errors
+    ///
+    /// [`ReadError::TableNotFound`]; [`ReadError::Validation`] for a missing,
+    /// mistyped or extra key attribute; [`ReadError::Storage`].
+    pub fn get_item(&self, table: &str, key: &Item) -> Result<Option<Item>, ReadError> {
+        let meta = self.read_meta(table)?;
+        let pk =
+            key_only_bytes(&meta.definition, key).map_err(|message| ReadError::Validation {
+                table: table.to_string(),
+                message,
+            })?;
+        let store = &self.inner.store;
+        match store.items.get(item_key(meta.id, &pk))? {
+            Some(v) => Ok(Some(decode_item(&v)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// All items with partition key `partition_key`, in sort-key order
+    /// (DynamoDB `Query` with only a key condition on the partition key,
+    /// `ScanIndexForward = true`): Numbers numerically, Strings and Binary
+    /// bytewise. No pagination in this slice: the whole partition is returned.
+    ///
+    /// # Errors
+    ///
+    /// [`ReadError::TableNotFound`]; [`ReadError::Validation`] if the value
+    /// does not match the partition key type; [`ReadError::Storage`].
+    pub fn query(
+        &self,
+        table: &str,
+        partition_key: &AttributeValue,
+    ) -> Result<Vec<Item>, ReadError> {
+        let meta = self.read_meta(table)?;
+        let pk_attr = &meta.definition.partition_key;
+        let mut prefix = meta.id.to_be_bytes().to_vec();
+        encode_key_value(pk_attr.attribute_type, partition_key, &mut prefix).map_err(|m| {
+            ReadError::Validation {
+                table: table.to_string(),
+                message: format!("partition key `{}` {m}", pk_attr.attribute_name),
+            }
+        })?;
+        self.collect_items(&prefix)
+    }
+
+    /// Every item of the table, in primary-key order (DynamoDB `Scan`,
+    /// without pagination in this slice). Includes expired items not yet swept.
+    ///
+    /// # Errors
+    ///
+    /// [`ReadError::TableNotFound`]; [`ReadError::Storage`].
+    pub fn scan(&self, table: &str) -> Result<Vec<Item>, ReadError> {
+        let meta = self.read_meta(table)?;
+        self.collect_items(&meta.id.to_be_bytes())
+    }
+
+    /// How many items are already expired per the clock but not yet deleted:
+    /// the number of expiry-index entries in `[now - 5y, now)` (the sweeper's
+    /// lag, in items). 0 when TTL is disabled. May briefly over-count by
+    /// index entries an update has just made stale.
+    ///
+    /// # Errors
+    ///
+    /// [`ReadError::TableNotFound`]; [`ReadError::Storage`].
+    pub fn expired_backlog(&self, table: &str) -> Result<u64, ReadError> {
+        let meta = self.read_meta(table)?;
+        if meta.ttl_enabled().is_none() {
+            return Ok(0);
+        }
+        let (low, high) = expired_range_secs(self.inner.clock.now_millis());
+        let range = expiry_bound(meta.id, low)..expiry_bound(meta.id, high);
+        let mut n = 0u64;
+        for guard in self.inner.store.expiry.range(range) {
+            guard.key()?;
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    /// Up to `limit` change records of `table`, oldest first, starting at
+    /// `from` (DynamoDB Streams `GetShardIterator` + `GetRecords`, "Change
+    /// data capture for DynamoDB Streams"). `Latest` returns nothing; keep the
+    /// last sequence number seen and continue with `AfterSequenceNumber`.
+    /// Records are kept forever in this slice (no 24-hour retention trim).
+    ///
+    /// # Errors
+    ///
+    /// [`StreamError::TableNotFound`]; [`StreamError::StreamNotEnabled`] if
+    /// the table has no `stream_view_type`; [`StreamError::Storage`].
+    pub fn read_stream(
+        &self,
+        table: &str,
+        from: StreamPosition,
+        limit: usize,
+    ) -> Result<Vec<ChangeRecord>, StreamError> {
+        let meta = self.stream_meta(table)?;
+        let start = match from {
+            StreamPosition::TrimHorizon => 0,
+            StreamPosition::Latest => return Ok(Vec::new()),
+            StreamPosition::AtSequenceNumber(s) => s.0,
+            StreamPosition::AfterSequenceNumber(s) => match s.0.checked_add(1) {
+                Some(n) => n,
+                None => return Ok(Vec::new()),
+            },
+        };
+        let lo = stream_key(meta.id, SequenceNumber(start));
+        let hi = stream_key(meta.id, SequenceNumber(u64::MAX));
+        let mut out = Vec::new();
+        for guard in self.inner.store.stream.range(lo..=hi).take(limit) {
+            let value = guard.value()?;
+            out.push(decode_record(&value)?);
+        }
+        Ok(out)
+    }
+
+    /// The sequence number of the newest record of `table`'s stream, or
+    /// `None` if it has none yet.
+    ///
+    /// # Errors
+    ///
+    /// [`StreamError::TableNotFound`]; [`StreamError::StreamNotEnabled`];
+    /// [`StreamError::Storage`].
+    pub fn latest_sequence_number(
+        &self,
+        table: &str,
+    ) -> Result<Option<SequenceNumber>, StreamError> {
+        let meta = self.stream_meta(table)?;
+        Ok(self.inner.store.last_sequence_number(meta.id)?)
+    }
+
+    fn read_meta(&self, table: &str) -> Result<Arc<TableMeta>, ReadError> {
+        self.table_meta(table)
+            .ok_or_else(|| ReadError::TableNotFound {
+                table: table.to_string(),
+            })
+    }
+
+    fn stream_meta(&self, table: &str) -> Result<Arc<TableMeta>, StreamError> {
+        let meta = self
+            .table_meta(table)
+            .ok_or_else(|| StreamError::TableNotFound {
+                table: table.to_string(),
+            })?;
+        if meta.definition.stream_view_type.is_none() {
+            return Err(StreamError::StreamNotEnabled {
+                table: table.to_string(),
+            });
+        }
+        Ok(meta)
+    }
+
+    fn collect_items(&self, prefix: &[u8]) -> Result<Vec<Item>, ReadError> {
+        let mut out = Vec::new();
+        for guard in self.inner.store.items.prefix(prefix) {
+            let value = guard.value()?;
+            out.push(decode_item(&value)?);
+        }
+        Ok(out)
+    }
+}

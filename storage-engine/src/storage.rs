@@ -1,0 +1,255 @@
+//! Keyspaces and the byte encodings of their keys and values.
+//!
+//! See `FORMAT.md` beside `Cargo.toml` for the full layout. Summary:
+//!
+//! | keyspace | key | value |
+//! |---|---|---|
+//! | `meta` | `"format"` / `"table/" ++ name` | `"1"` / JSON [`TableMeta`] |
+//! | `items` | table id (u32 BE) ++ primary key | DynamoDB JSON of the item |
+//! | `expiry` | table id ++ expiry secs (i64, sign-flipped BE) ++ primary key | empty |
+//! | `stream` | table id ++ sequence number (u64 BE) | JSON [`ChangeRecord`] |
+
+use crate::error::StorageError;
+use crate::stream::{ChangeRecord, SequenceNumber};
+use crate::table::{TableDefinition, TimeToLiveSpecification};
+use fjall::{Database, Keyspace, KeyspaceCreateOptions};
+use serde::{Deserialize, Serialize};
+use serde_dynamo::Item;
+use std::path::Path;
+
+/// On-disk format version this build writes and reads.
+pub(crate) const FORMAT_VERSION: &str = "1";
+/// Key of the format version in `meta`.
+pub(crate) const FORMAT_KEY: &[u8] = b"format";
+const TABLE_PREFIX: &[u8] = b"table/";
+
+/// Keyspace names (also used in error messages).
+pub(crate) const META: &str = "meta";
+pub(crate) const ITEMS: &str = "items";
+pub(crate) const EXPIRY: &str = "expiry";
+pub(crate) const STREAM: &str = "stream";
+
+/// Persistent per-table metadata (the `meta` keyspace value).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct TableMeta {
+    /// Short numeric id used as the key prefix in the other keyspaces.
+    pub id: u32,
+    /// What the user created.
+    pub definition: TableDefinition,
+    /// The TTL setting; `None` = never configured.
+    pub time_to_live: Option<TimeToLiveSpecification>,
+}
+
+impl TableMeta {
+    /// The TTL setting if it is enabled.
+    pub fn ttl_enabled(&self) -> Option<&TimeToLiveSpecification> {
+        self.time_to_live.as_ref().filter(|s| s.enabled)
+    }
+}
+
+/// The fjall database and its four keyspaces.
+pub(crate) struct Store {
+    pub db: Database,
+    pub meta: Keyspace,
+    pub items: Keyspace,
+    pub expiry: Keyspace,
+    pub stream: Keyspace,
+}
+
+impl Store {
+    /// Opens or creates the database at `path`.
+    ///
+    /// # Errors
+    ///
+    /// fjall I/O or recovery failures.
+    pub fn open(path: &Path) -> Result<Self, fjall::Error> {
+        let db = Database::builder(path).open()?;
+        let meta = db.keyspace(META, KeyspaceCreateOptions::default)?;
+        let items = db.keyspace(ITEMS, KeyspaceCreateOptions::default)?;
+        let expiry = db.keyspace(EXPIRY, KeyspaceCreateOptions::default)?;
+        let stream = db.keyspace(STREAM, KeyspaceCreateOptions::default)?;
+        Ok(Self {
+            db,
+            meta,
+            items,
+            expiry,
+            stream,
+        })
+    }
+
+    /// All table metadata, in name order.
+    ///
+    /// # Errors
+    ///
+    /// I/O failure or undecodable metadata.
+    pub fn load_tables(&self) -> Result<Vec<TableMeta>, StorageError> {
+        let mut out = Vec::new();
+        for guard in self.meta.prefix(TABLE_PREFIX) {
+            let value = guard.value()?;
+            out.push(decode_json(META, "table metadata", &value)?);
+        }
+        Ok(out)
+    }
+
+    /// The highest sequence number stored for table `id`, if any.
+    ///
+    /// # Errors
+    ///
+    /// I/O failure or a malformed stream key.
+    pub fn last_sequence_number(&self, id: u32) -> Result<Option<SequenceNumber>, StorageError> {
+        let Some(guard) = self.stream.prefix(id.to_be_bytes()).next_back() else {
+            return Ok(None);
+        };
+        let key = guard.key()?;
+        decode_stream_key(&key).map(Some)
+    }
+}
+
+/// `meta` key of a table.
+pub(crate) fn table_meta_key(name: &str) -> Vec<u8> {
+    [TABLE_PREFIX, name.as_bytes()].concat()
+}
+
+/// `items` key: table id ++ encoded primary key.
+pub(crate) fn item_key(id: u32, pk: &[u8]) -> Vec<u8> {
+    let mut k = Vec::with_capacity(4 + pk.len());
+    k.extend_from_slice(&id.to_be_bytes());
+    k.extend_from_slice(pk);
+    k
+}
+
+/// Order-preserving bytes of an `i64` (sign bit flipped, big-endian).
+pub(crate) fn secs_bytes(secs: i64) -> [u8; 8] {
+    ((secs as u64) ^ (1 << 63)).to_be_bytes()
+}
+
+/// `expiry` key: table id ++ expiry secs ++ encoded primary key.
+pub(crate) fn expiry_key(id: u32, secs: i64, pk: &[u8]) -> Vec<u8> {
+    let mut k = Vec::with_capacity(12 + pk.len());
+    k.extend_from_slice(&id.to_be_bytes());
+    k.extend_from_slice(&secs_bytes(secs));
+    k.extend_from_slice(pk);
+    k
+}
+
+/// `expiry` range bound for a table and a second: table id ++ secs.
+pub(crate) fn expiry_bound(id: u32, secs: i64) -> Vec<u8> {
+    expiry_key(id, secs, &[])
+}
+
+/// Splits an `expiry` key into (expiry secs, encoded primary key).
+///
+/// # Errors
+///
+/// [`StorageError::Corrupt`] if the key is shorter than 12 bytes.
+pub(crate) fn decode_expiry_key(key: &[u8]) -> Result<(i64, &[u8]), StorageError> {
+    let secs = key
+        .get(4..12)
+        .and_then(|b| <[u8; 8]>::try_from(b).ok())
+        .map(|b| (u64::from_be_bytes(b) ^ (1 << 63)) as i64);
+    match (secs, key.get(12..)) {
+        (Some(secs), Some(pk)) => Ok((secs, pk)),
+        _ => Err(corrupt(EXPIRY, "expiry key", "shorter than 12 bytes")),
+    }
+}
+
+/// `stream` key: table id ++ sequence number.
+pub(crate) fn stream_key(id: u32, seq: SequenceNumber) -> [u8; 12] {
+    let mut k = [0u8; 12];
+    k[..4].copy_from_slice(&id.to_be_bytes());
+    k[4..].copy_from_slice(&seq.0.to_be_bytes());
+    k
+}
+
+/// The sequence number in a `stream` key.
+///
+/// # Errors
+///
+/// [`StorageError::Corrupt`] if the key is not 12 bytes.
+pub(crate) fn decode_stream_key(key: &[u8]) -> Result<SequenceNumber, StorageError> {
+    key.get(4..12)
+        .filter(|_| key.len() == 12)
+        .and_then(|b| <[u8; 8]>::try_from(b).ok())
+        .map(|b| SequenceNumber(u64::from_be_bytes(b)))
+        .ok_or_else(|| corrupt(STREAM, "stream key", "not 12 bytes"))
+}
+
+fn corrupt(keyspace: &'static str, what: &'static str, message: impl Into<String>) -> StorageError {
+    StorageError::Corrupt {
+        keyspace,
+        what,
+        message: message.into(),
+    }
+}
+
+/// Decodes a JSON value read from `keyspace`.
+///
+/// # Errors
+///
+/// [`StorageError::Corrupt`] naming the keyspace and what was decoded.
+pub(crate) fn decode_json<T: for<'de> Deserialize<'de>>(
+    keyspace: &'static str,
+    what: &'static str,
+    bytes: &[u8],
+) -> Result<T, StorageError> {
+    serde_json::from_slice(bytes).map_err(|e| corrupt(keyspace, what, e.to_string()))
+}
+
+/// Encodes a value as JSON for storage.
+///
+/// # Errors
+///
+/// [`StorageError::Encode`] (not expected for the engine's own types).
+pub(crate) fn encode_json<T: Serialize>(
+    what: &'static str,
+    value: &T,
+) -> Result<Vec<u8>, StorageError> {
+    serde_json::to_vec(value).map_err(|e| StorageError::Encode {
+        what,
+        message: e.to_string(),
+    })
+}
+
+/// Decodes an item value.
+///
+/// # Errors
+///
+/// [`StorageError::Corrupt`].
+pub(crate) fn decode_item(bytes: &[u8]) -> Result<Item, StorageError> {
+    decode_json(ITEMS, "item", bytes)
+}
+
+/// Decodes a change record value.
+///
+/// # Errors
+///
+/// [`StorageError::Corrupt`].
+pub(crate) fn decode_record(bytes: &[u8]) -> Result<ChangeRecord, StorageError> {
+    decode_json(STREAM, "change record", bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn expiry_keys_sort_by_time_and_round_trip() {
+        let a = expiry_key(1, -5, b"x");
+        let b = expiry_key(1, 0, b"a");
+        let c = expiry_key(1, 1_700_000_000, b"a");
+        let d = expiry_key(2, -100, b"a");
+        assert!(a < b && b < c && c < d);
+        assert_eq!(
+            decode_expiry_key(&c).expect("decode"),
+            (1_700_000_000, &b"a"[..])
+        );
+        assert!(decode_expiry_key(b"short").is_err());
+    }
+
+    #[test]
+    fn stream_keys_round_trip() {
+        let k = stream_key(3, SequenceNumber(99));
+        assert_eq!(decode_stream_key(&k).expect("decode"), SequenceNumber(99));
+        assert!(decode_stream_key(b"bad").is_err());
+    }
+}

@@ -1,0 +1,281 @@
+//! Change records, sequence numbers and stream positions.
+//!
+//! Shapes follow "Change data capture for DynamoDB Streams" and the DynamoDB
+//! Streams `Record` / `StreamRecord` types: `eventName` INSERT / MODIFY /
+//! REMOVE, `Keys`, `NewImage` / `OldImage` per `StreamViewType`,
+//! `SequenceNumber`, `SizeBytes`, and `userIdentity` for TTL deletions
+//! ("DynamoDB Streams and Time to Live").
+
+use crate::item::item_size_bytes;
+use crate::table::StreamViewType;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_dynamo::Item;
+use std::fmt;
+use std::str::FromStr;
+
+/// Position of a record in its table's stream. Strictly increasing across the
+/// whole engine (one counter, allocated under the write lock) and recovered
+/// from the stored stream on reopen, so it never goes backwards.
+///
+/// Displays as a zero-padded 21-digit decimal (`"000000000000000000042"`),
+/// like DynamoDB's numeric-string sequence numbers; serialises as that string.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SequenceNumber(pub u64);
+
+impl fmt::Display for SequenceNumber {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:021}", self.0)
+    }
+}
+
+/// The error of parsing a [`SequenceNumber`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid SequenceNumber {0:?}: expected a decimal integer below 2^64")]
+pub struct ParseSequenceNumberError(pub String);
+
+impl FromStr for SequenceNumber {
+    type Err = ParseSequenceNumberError;
+
+    /// Parses any decimal string of ASCII digits (leading zeros allowed).
+    ///
+    /// # Errors
+    ///
+    /// [`ParseSequenceNumberError`] for empty, non-digit or too-large input.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(ParseSequenceNumberError(s.to_string()));
+        }
+        s.parse::<u64>()
+            .map(SequenceNumber)
+            .map_err(|_| ParseSequenceNumberError(s.to_string()))
+    }
+}
+
+impl Serialize for SequenceNumber {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for SequenceNumber {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(deserializer)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// Where [`Engine::read_stream`](crate::Engine::read_stream) starts (the
+/// `ShardIteratorType` of DynamoDB Streams `GetShardIterator`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StreamPosition {
+    /// The oldest record kept (`TRIM_HORIZON`).
+    TrimHorizon,
+    /// After the newest record (`LATEST`): a read returns nothing now; keep the
+    /// last sequence number you saw and continue with `AfterSequenceNumber`.
+    Latest,
+    /// The record with this sequence number, or the next one after it.
+    AtSequenceNumber(SequenceNumber),
+    /// The first record after this sequence number.
+    AfterSequenceNumber(SequenceNumber),
+}
+
+/// The kind of change (DynamoDB Streams `eventName`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum EventName {
+    /// A new item was written.
+    Insert,
+    /// An existing item was replaced or updated.
+    Modify,
+    /// An item was deleted, by a user or by TTL.
+    Remove,
+}
+
+impl EventName {
+    /// `"INSERT"`, `"MODIFY"` or `"REMOVE"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Insert => "INSERT",
+            Self::Modify => "MODIFY",
+            Self::Remove => "REMOVE",
+        }
+    }
+}
+
+impl fmt::Display for EventName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Who made a change, present only on system deletions ("DynamoDB Streams and
+/// Time to Live": `userIdentity` type `Service`, principalId
+/// `dynamodb.amazonaws.com`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct UserIdentity {
+    /// `"Service"` for TTL deletions.
+    pub r#type: String,
+    /// `"dynamodb.amazonaws.com"` for TTL deletions.
+    pub principal_id: String,
+}
+
+impl UserIdentity {
+    /// The identity DynamoDB puts on TTL deletions.
+    pub fn dynamodb_ttl() -> Self {
+        Self {
+            r#type: "Service".to_string(),
+            principal_id: "dynamodb.amazonaws.com".to_string(),
+        }
+    }
+
+    /// Whether this is the TTL service identity.
+    pub fn is_dynamodb_ttl(&self) -> bool {
+        self.r#type == "Service" && self.principal_id == "dynamodb.amazonaws.com"
+    }
+}
+
+/// One entry of a table's change stream.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ChangeRecord {
+    /// The table written.
+    pub table_name: String,
+    /// Strictly increasing position in the stream.
+    pub sequence_number: SequenceNumber,
+    /// 32 lowercase hex characters, deterministic from table name and
+    /// sequence number (so a re-read yields the same id).
+    pub event_id: String,
+    /// INSERT, MODIFY or REMOVE.
+    pub event_name: EventName,
+    /// Clock time of the write, epoch milliseconds.
+    pub approximate_creation_date_time_millis: i64,
+    /// The key attributes of the item (always present).
+    pub keys: Item,
+    /// The item after the write, if the view type includes it and it exists.
+    pub new_image: Option<Item>,
+    /// The item before the write, if the view type includes it and it existed.
+    pub old_image: Option<Item>,
+    /// Approximate size in bytes of keys plus images carried, by DynamoDB's
+    /// item-size rules.
+    pub size_bytes: u64,
+    /// The table's view type when the record was written.
+    pub stream_view_type: StreamViewType,
+    /// `Some(UserIdentity::dynamodb_ttl())` for sweeper deletions; `None` for
+    /// every user write.
+    pub user_identity: Option<UserIdentity>,
+}
+
+impl ChangeRecord {
+    /// Whether this is a TTL deletion (REMOVE by the DynamoDB service).
+    pub fn is_ttl_delete(&self) -> bool {
+        self.event_name == EventName::Remove
+            && self
+                .user_identity
+                .as_ref()
+                .is_some_and(UserIdentity::is_dynamodb_ttl)
+    }
+}
+
+/// Everything needed to build a record; images are trimmed per view type.
+pub(crate) struct RecordInput<'a> {
+    pub table_name: &'a str,
+    pub sequence_number: SequenceNumber,
+    pub now_millis: i64,
+    pub view: StreamViewType,
+    pub keys: Item,
+    pub old: Option<&'a Item>,
+    pub new: Option<&'a Item>,
+    pub user_identity: Option<UserIdentity>,
+}
+
+/// Builds a record: event name from which images exist, images per view type.
+pub(crate) fn build_record(input: RecordInput<'_>) -> ChangeRecord {
+    let event_name = match (input.old, input.new) {
+        (None, Some(_)) => EventName::Insert,
+        (Some(_), Some(_)) => EventName::Modify,
+        (_, None) => EventName::Remove,
+    };
+    let new_image = input
+        .new
+        .filter(|_| input.view.includes_new_image())
+        .cloned();
+    let old_image = input
+        .old
+        .filter(|_| input.view.includes_old_image())
+        .cloned();
+    let size_bytes = item_size_bytes(&input.keys)
+        + new_image.as_ref().map_or(0, item_size_bytes)
+        + old_image.as_ref().map_or(0, item_size_bytes);
+    ChangeRecord {
+        table_name: input.table_name.to_string(),
+        sequence_number: input.sequence_number,
+        event_id: event_id(input.table_name, input.sequence_number),
+        event_name,
+        approximate_creation_date_time_millis: input.now_millis,
+        keys: input.keys,
+        new_image,
+        old_image,
+        size_bytes,
+        stream_view_type: input.view,
+        user_identity: input.user_identity,
+    }
+}
+
+/// 32 hex characters from two FNV-1a 64-bit hashes of table and sequence number.
+pub(crate) fn event_id(table: &str, seq: SequenceNumber) -> String {
+    fn fnv1a(basis: u64, parts: &[&[u8]]) -> u64 {
+        let mut h = basis;
+        for part in parts {
+            for &b in *part {
+                h ^= u64::from(b);
+                h = h.wrapping_mul(0x0000_0100_0000_01b3);
+            }
+        }
+        h
+    }
+    let seq_bytes = seq.0.to_be_bytes();
+    let parts: [&[u8]; 3] = [table.as_bytes(), &[0], &seq_bytes];
+    let a = fnv1a(0xcbf2_9ce4_8422_2325, &parts);
+    let b = fnv1a(0x6c62_272e_07bb_0142, &parts);
+    format!("{a:016x}{b:016x}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sequence_number_text_forms() {
+        assert_eq!(SequenceNumber(42).to_string(), "000000000000000000042");
+        assert_eq!("42".parse(), Ok(SequenceNumber(42)));
+        assert_eq!("000000000000000000042".parse(), Ok(SequenceNumber(42)));
+        assert!("-1".parse::<SequenceNumber>().is_err());
+        assert!("".parse::<SequenceNumber>().is_err());
+        assert!("99999999999999999999999".parse::<SequenceNumber>().is_err());
+        let json = serde_json::to_string(&SequenceNumber(7)).expect("serialize");
+        assert_eq!(json, "\"000000000000000000007\"");
+        let back: SequenceNumber = serde_json::from_str(&json).expect("deserialize");
+        assert_eq!(back, SequenceNumber(7));
+    }
+
+    #[test]
+    fn event_ids_are_deterministic_hex() {
+        let a = event_id("T", SequenceNumber(1));
+        assert_eq!(a.len(), 32);
+        assert!(
+            a.bytes()
+                .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+        );
+        assert_eq!(a, event_id("T", SequenceNumber(1)));
+        assert_ne!(a, event_id("T", SequenceNumber(2)));
+        assert_ne!(a, event_id("U", SequenceNumber(1)));
+    }
+
+    #[test]
+    fn ttl_identity() {
+        let id = UserIdentity::dynamodb_ttl();
+        assert_eq!(id.r#type, "Service");
+        assert_eq!(id.principal_id, "dynamodb.amazonaws.com");
+        let json = serde_json::to_value(&id).expect("serialize");
+        assert_eq!(json["type"], "Service");
+    }
+}

@@ -1,0 +1,262 @@
+//! The TTL sweeper: finds expired items through the expiry index and deletes
+//! them as system deletions ("Using time to live (TTL) in DynamoDB",
+//! "DynamoDB Streams and Time to Live").
+//!
+//! One pass: for each table with TTL enabled, read expiry-index entries in
+//! `[now - 5y, now)` (never the table itself), then, under the write lock,
+//! re-check each candidate: if the item still exists and its *current* TTL
+//! value still gives that same, expired, second, delete the item, its index
+//! entry, and append a REMOVE record carrying
+//! [`UserIdentity::dynamodb_ttl`]. A stale entry (item gone, or TTL moved or
+//! removed by an update) is simply removed. Deletions are committed in
+//! batches of up to [`SWEEP_CHUNK`] items, each batch atomic, so each item
+//! is always atomic with its index entry and change record.
+
+use crate::engine::{Engine, Inner};
+use crate::error::{StorageError, SweepError};
+use crate::storage::{TableMeta, decode_expiry_key, expiry_bound};
+use crate::stream::UserIdentity;
+use crate::ttl::{expired_range_secs, is_expired_at, item_expiry_epoch_secs};
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Weak};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+/// Most index entries examined (and items deleted) per atomic batch.
+pub const SWEEP_CHUNK: usize = 256;
+
+/// Options for [`Engine::start_sweeper`].
+#[derive(Clone, Debug)]
+pub struct SweeperOptions {
+    /// Real time between the end of one pass and the start of the next.
+    /// Default: 1 second.
+    pub interval: Duration,
+    /// At most this many deletions per pass (pacing, like DynamoDB's
+    /// best-effort deletion); `None` = unbounded. Default: `None`.
+    pub max_deletes_per_sweep: Option<usize>,
+}
+
+impl Default for SweeperOptions {
+    fn default() -> Self {
+        Self {
+            interval: Duration::from_secs(1),
+            max_deletes_per_sweep: None,
+        }
+    }
+}
+
+/// The outcome of one sweep pass.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SweepReport {
+    /// Items deleted by TTL in this pass (each with one REMOVE record if the
+    /// table has a stream).
+    pub deleted: u64,
+}
+
+/// A running background sweeper thread. [`Sweeper::stop`] or dropping it
+/// stops the thread and waits for the current pass to finish. The thread
+/// holds only a weak reference to the engine: once every [`Engine`] clone is
+/// dropped, it exits by itself.
+#[derive(Debug)]
+pub struct Sweeper {
+    stop_tx: Option<mpsc::Sender<()>>,
+    handle: Option<JoinHandle<()>>,
+    deleted_total: Arc<AtomicU64>,
+}
+
+impl Sweeper {
+    /// Items deleted by this sweeper since it started.
+    pub fn deleted_total(&self) -> u64 {
+        self.deleted_total.load(Ordering::Relaxed)
+    }
+
+    /// Stops the thread and waits for it to exit.
+    pub fn stop(mut self) {
+        self.shutdown();
+    }
+
+    fn shutdown(&mut self) {
+        drop(self.stop_tx.take());
+        if let Some(handle) = self.handle.take()
+            && handle.join().is_err()
+        {
+            tracing::error!("TTL sweeper thread panicked");
+        }
+    }
+}
+
+impl Drop for Sweeper {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+impl Engine {
+    /// Deletes everything expired per the clock, now, on the calling thread
+    /// (deterministic tests; the background [`Sweeper`] calls the same code).
+    ///
+    /// # Errors
+    ///
+    /// [`SweepError::Storage`] naming the table; deletions committed before
+    /// the failure stay committed.
+    pub fn sweep_now(&self) -> Result<SweepReport, SweepError> {
+        self.sweep(None)
+    }
+
+    /// Starts a background sweeper thread: a pass at once, then one every
+    /// `options.interval`. If the OS refuses to spawn a thread, the error is
+    /// logged and the returned handle is inert; use
+    /// [`Engine::try_start_sweeper`] to handle that case.
+    pub fn start_sweeper(&self, options: SweeperOptions) -> Sweeper {
+        match self.try_start_sweeper(options) {
+            Ok(s) => s,
+            Err(e) => {
+                tracing::error!(error = %e, "cannot start the TTL sweeper thread");
+                Sweeper {
+                    stop_tx: None,
+                    handle: None,
+                    deleted_total: Arc::default(),
+                }
+            }
+        }
+    }
+
+    /// Like [`Engine::start_sweeper`], reporting a failure to spawn.
+    ///
+    /// # Errors
+    ///
+    /// The I/O error from [`std::thread::Builder::spawn`].
+    pub fn try_start_sweeper(&self, options: SweeperOptions) -> std::io::Result<Sweeper> {
+        let (stop_tx, stop_rx) = mpsc::channel::<()>();
+        let deleted_total = Arc::new(AtomicU64::new(0));
+        let weak: Weak<Inner> = Arc::downgrade(&self.inner);
+        let counter = Arc::clone(&deleted_total);
+        let handle = std::thread::Builder::new()
+            .name("ttl-sweeper".into())
+            .spawn(move || sweeper_loop(&weak, &stop_rx, &options, &counter))?;
+        Ok(Sweeper {
+            stop_tx: Some(stop_tx),
+            handle: Some(handle),
+            deleted_total,
+        })
+    }
+
+    /// One pass over every TTL-enabled table, deleting at most `max` items.
+    pub(crate) fn sweep(&self, max: Option<usize>) -> Result<SweepReport, SweepError> {
+        let now_millis = self.inner.clock.now_millis();
+        let mut report = SweepReport::default();
+        for meta in self.all_table_metas() {
+            if meta.ttl_enabled().is_none() {
+                continue;
+            }
+            let budget = max.map(|m| m.saturating_sub(report.deleted as usize));
+            if budget == Some(0) {
+                break;
+            }
+            let deleted = self
+                .sweep_table(&meta, now_millis, budget)
+                .map_err(|source| SweepError::Storage {
+                    table: meta.definition.table_name.clone(),
+                    source,
+                })?;
+            report.deleted += deleted;
+        }
+        Ok(report)
+    }
+
+    fn sweep_table(
+        &self,
+        meta: &TableMeta,
+        now_millis: i64,
+        budget: Option<usize>,
+    ) -> Result<u64, StorageError> {
+        let store = &self.inner.store;
+        let (low, high) = expired_range_secs(now_millis);
+        let mut deleted = 0u64;
+        loop {
+            let remaining = budget.map_or(SWEEP_CHUNK, |b| b.saturating_sub(deleted as usize));
+            if remaining == 0 {
+                return Ok(deleted);
+            }
+            let range = expiry_bound(meta.id, low)..expiry_bound(meta.id, high);
+            let mut candidates = Vec::new();
+            for guard in store.expiry.range(range).take(remaining.min(SWEEP_CHUNK)) {
+                candidates.push(guard.key()?);
+            }
+            if candidates.is_empty() {
+                return Ok(deleted);
+            }
+            let mut state = self.lock_writes();
+            // Re-read the setting under the lock: TTL may have been disabled.
+            let Some(current) = self.table_meta(&meta.definition.table_name) else {
+                return Ok(deleted);
+            };
+            let Some(spec) = current.ttl_enabled() else {
+                return Ok(deleted);
+            };
+            let mut batch = store.db.batch();
+            let mut seq = state.next_sequence_number;
+            let mut done: HashSet<Vec<u8>> = HashSet::new();
+            let mut deleted_here = 0u64;
+            for index_key in &candidates {
+                let (secs, pk) = decode_expiry_key(index_key)?;
+                let item = if done.contains(pk) {
+                    None
+                } else {
+                    self.load_item(&current, pk)?
+                };
+                let due = item.as_ref().is_some_and(|i| {
+                    item_expiry_epoch_secs(i, Some(spec)) == Some(secs)
+                        && is_expired_at(secs, now_millis)
+                });
+                match item {
+                    Some(old) if due => {
+                        let ttl = Some(UserIdentity::dynamodb_ttl());
+                        self.stage(&mut batch, &mut seq, &current, pk, Some(&old), None, ttl)?;
+                        done.insert(pk.to_vec());
+                        deleted_here += 1;
+                    }
+                    // Item gone, or its TTL was moved or removed: stale entry.
+                    _ => batch.remove(&store.expiry, index_key.clone()),
+                }
+            }
+            batch.commit()?;
+            state.next_sequence_number = seq;
+            drop(state);
+            deleted += deleted_here;
+        }
+    }
+}
+
+fn sweeper_loop(
+    weak: &Weak<Inner>,
+    stop_rx: &mpsc::Receiver<()>,
+    options: &SweeperOptions,
+    deleted_total: &AtomicU64,
+) {
+    loop {
+        {
+            let Some(inner) = weak.upgrade() else {
+                return;
+            };
+            let engine = Engine { inner };
+            match engine.sweep(options.max_deletes_per_sweep) {
+                Ok(report) => {
+                    deleted_total.fetch_add(report.deleted, Ordering::Relaxed);
+                    if report.deleted > 0 {
+                        tracing::debug!(deleted = report.deleted, "TTL sweep pass");
+                    }
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "TTL sweep pass failed; retrying next interval")
+                }
+            }
+        }
+        match stop_rx.recv_timeout(options.interval) {
+            Err(RecvTimeoutError::Timeout) => {}
+            Ok(()) | Err(RecvTimeoutError::Disconnected) => return,
+        }
+    }
+}

@@ -1,0 +1,272 @@
+//! Table definitions: key schema, stream settings and TTL settings.
+//!
+//! Reproduces the shapes of DynamoDB's `CreateTable` (`KeySchema`,
+//! `AttributeDefinitions`, `StreamSpecification`) and `UpdateTimeToLive`
+//! (`TimeToLiveSpecification`) requests — see "Core components of Amazon
+//! DynamoDB" and "Using time to live (TTL) in DynamoDB".
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+/// A table: name, primary key (partition key and optional sort key) and
+/// whether it has a change stream.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableDefinition {
+    /// Table name: 3 to 255 characters from `a-z A-Z 0-9 _ - .` (DynamoDB's
+    /// naming rules, "Supported data types and naming rules").
+    pub table_name: String,
+    /// The partition (hash) key attribute.
+    pub partition_key: KeyAttribute,
+    /// The sort (range) key attribute, if the table has a composite key.
+    pub sort_key: Option<KeyAttribute>,
+    /// `None`: no change stream. `Some(v)`: every write appends a
+    /// [`ChangeRecord`](crate::ChangeRecord) carrying the images `v` selects.
+    pub stream_view_type: Option<StreamViewType>,
+}
+
+impl TableDefinition {
+    /// A table with only a partition key and no stream.
+    pub fn new(
+        table_name: impl Into<String>,
+        partition_key: impl Into<String>,
+        attribute_type: ScalarAttributeType,
+    ) -> Self {
+        Self {
+            table_name: table_name.into(),
+            partition_key: KeyAttribute::new(partition_key, attribute_type),
+            sort_key: None,
+            stream_view_type: None,
+        }
+    }
+
+    /// Builder-style: adds a sort key.
+    #[must_use]
+    pub fn with_sort_key(
+        mut self,
+        attribute_name: impl Into<String>,
+        attribute_type: ScalarAttributeType,
+    ) -> Self {
+        self.sort_key = Some(KeyAttribute::new(attribute_name, attribute_type));
+        self
+    }
+
+    /// Builder-style: enables the change stream with this view type.
+    #[must_use]
+    pub fn with_stream(mut self, view: StreamViewType) -> Self {
+        self.stream_view_type = Some(view);
+        self
+    }
+
+    /// The key attributes, partition key first.
+    pub fn key_attributes(&self) -> impl Iterator<Item = &KeyAttribute> {
+        std::iter::once(&self.partition_key).chain(self.sort_key.iter())
+    }
+
+    /// Checks the name and key schema.
+    ///
+    /// # Errors
+    ///
+    /// A message naming the bad field: table name length or characters, an
+    /// empty key attribute name, or partition and sort key with the same name.
+    pub(crate) fn validate(&self) -> Result<(), String> {
+        let name = &self.table_name;
+        if !(3..=255).contains(&name.len()) {
+            return Err(format!(
+                "table name must be 3 to 255 characters long, got {}",
+                name.len()
+            ));
+        }
+        if let Some(c) = name
+            .chars()
+            .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+        {
+            return Err(format!(
+                "table name contains {c:?}; allowed: a-z A-Z 0-9 _ - ."
+            ));
+        }
+        for k in self.key_attributes() {
+            if k.attribute_name.is_empty() || k.attribute_name.len() > 255 {
+                return Err("key attribute names must be 1 to 255 bytes long".to_string());
+            }
+        }
+        if let Some(sk) = &self.sort_key
+            && sk.attribute_name == self.partition_key.attribute_name
+        {
+            return Err(format!(
+                "partition key and sort key are both named `{}`",
+                sk.attribute_name
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// One key attribute: its name and scalar type (DynamoDB `AttributeDefinition`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeyAttribute {
+    /// Attribute name, 1 to 255 bytes.
+    pub attribute_name: String,
+    /// Declared type; every item's value for this attribute must have it.
+    pub attribute_type: ScalarAttributeType,
+}
+
+impl KeyAttribute {
+    /// A key attribute named `attribute_name` of type `attribute_type`.
+    pub fn new(attribute_name: impl Into<String>, attribute_type: ScalarAttributeType) -> Self {
+        Self {
+            attribute_name: attribute_name.into(),
+            attribute_type,
+        }
+    }
+}
+
+/// The scalar types a key attribute may have (DynamoDB `ScalarAttributeType`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ScalarAttributeType {
+    /// String; sorted bytewise by UTF-8.
+    S,
+    /// Number; sorted numerically.
+    N,
+    /// Binary; sorted bytewise.
+    B,
+}
+
+impl ScalarAttributeType {
+    /// `"S"`, `"N"` or `"B"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::S => "S",
+            Self::N => "N",
+            Self::B => "B",
+        }
+    }
+}
+
+/// Which item images a change record carries (DynamoDB `StreamViewType`,
+/// "Change data capture for DynamoDB Streams").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum StreamViewType {
+    /// `KEYS_ONLY`: only the key attributes.
+    KeysOnly,
+    /// `NEW_IMAGE`: the item as it is after the write.
+    NewImage,
+    /// `OLD_IMAGE`: the item as it was before the write.
+    OldImage,
+    /// `NEW_AND_OLD_IMAGES`: both.
+    NewAndOldImages,
+}
+
+impl StreamViewType {
+    /// The DynamoDB spelling: `"KEYS_ONLY"`, `"NEW_IMAGE"`, `"OLD_IMAGE"` or
+    /// `"NEW_AND_OLD_IMAGES"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::KeysOnly => "KEYS_ONLY",
+            Self::NewImage => "NEW_IMAGE",
+            Self::OldImage => "OLD_IMAGE",
+            Self::NewAndOldImages => "NEW_AND_OLD_IMAGES",
+        }
+    }
+
+    /// Whether records carry the new image.
+    pub fn includes_new_image(self) -> bool {
+        matches!(self, Self::NewImage | Self::NewAndOldImages)
+    }
+
+    /// Whether records carry the old image.
+    pub fn includes_old_image(self) -> bool {
+        matches!(self, Self::OldImage | Self::NewAndOldImages)
+    }
+}
+
+impl fmt::Display for StreamViewType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The error of parsing a [`StreamViewType`] from text.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "unknown StreamViewType {0:?}; expected KEYS_ONLY, NEW_IMAGE, OLD_IMAGE or NEW_AND_OLD_IMAGES"
+)]
+pub struct ParseStreamViewTypeError(pub String);
+
+impl FromStr for StreamViewType {
+    type Err = ParseStreamViewTypeError;
+
+    /// Parses the exact DynamoDB spelling.
+    ///
+    /// # Errors
+    ///
+    /// [`ParseStreamViewTypeError`] for anything else.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "KEYS_ONLY" => Ok(Self::KeysOnly),
+            "NEW_IMAGE" => Ok(Self::NewImage),
+            "OLD_IMAGE" => Ok(Self::OldImage),
+            "NEW_AND_OLD_IMAGES" => Ok(Self::NewAndOldImages),
+            other => Err(ParseStreamViewTypeError(other.to_string())),
+        }
+    }
+}
+
+/// Per-table TTL setting (DynamoDB `TimeToLiveSpecification`, "Using time to
+/// live (TTL) in DynamoDB").
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TimeToLiveSpecification {
+    /// The top-level attribute holding the expiry as epoch seconds (a Number).
+    pub attribute_name: String,
+    /// `true` enables expiry; `false` disables it.
+    pub enabled: bool,
+}
+
+impl TimeToLiveSpecification {
+    /// An enabled TTL on `attribute_name`.
+    pub fn enabled(attribute_name: impl Into<String>) -> Self {
+        Self {
+            attribute_name: attribute_name.into(),
+            enabled: true,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stream_view_type_round_trips_text_and_json() {
+        for v in [
+            StreamViewType::KeysOnly,
+            StreamViewType::NewImage,
+            StreamViewType::OldImage,
+            StreamViewType::NewAndOldImages,
+        ] {
+            assert_eq!(v.as_str().parse::<StreamViewType>(), Ok(v));
+            let json = serde_json::to_string(&v).expect("serialize");
+            assert_eq!(json, format!("\"{}\"", v.as_str()));
+        }
+        assert!("keys_only".parse::<StreamViewType>().is_err());
+    }
+
+    #[test]
+    fn table_names_are_validated() {
+        let ok = TableDefinition::new("Sessions", "pk", ScalarAttributeType::S);
+        assert!(ok.validate().is_ok());
+        assert!(
+            TableDefinition::new("ab", "pk", ScalarAttributeType::S)
+                .validate()
+                .is_err()
+        );
+        assert!(
+            TableDefinition::new("a b c", "pk", ScalarAttributeType::S)
+                .validate()
+                .is_err()
+        );
+        let same = ok.clone().with_sort_key("pk", ScalarAttributeType::N);
+        assert!(same.validate().is_err());
+    }
+}

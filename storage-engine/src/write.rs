@@ -1,0 +1,309 @@
+//! Writes: PutItem, bulk put, UpdateItem and DeleteItem.
+//!
+//! Every write runs under the engine's write lock: read the current item,
+//! then commit the new item, the expiry-index change and the change record in
+//! ONE fjall batch (durability `PersistMode::Buffer`: survives a process kill
+//! once the call returns; [`Engine::persist`] adds an fsync for power loss).
+//! A write that leaves the item unchanged writes nothing and appends no
+//! record, as in DynamoDB ("Change data capture for DynamoDB Streams").
+
+use crate::engine::Engine;
+use crate::error::{StorageError, WriteError};
+use crate::item::{key_item, key_only_bytes, validate_attribute, validate_item};
+use crate::storage::{TableMeta, decode_item, encode_json, expiry_key, item_key, stream_key};
+use crate::stream::{RecordInput, SequenceNumber, UserIdentity, build_record};
+use crate::ttl::item_expiry_epoch_secs;
+use fjall::OwnedWriteBatch;
+use serde_dynamo::{AttributeValue, Item};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Items per fjall batch in [`Engine::put_items`].
+const BULK_CHUNK: usize = 1_000;
+
+/// An UpdateItem action on top-level attributes (DynamoDB `SET a = :v` and
+/// `REMOVE a`). Key attributes cannot be set or removed.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Update {
+    /// Attributes to set (added or replaced), in order.
+    pub set: Vec<(String, AttributeValue)>,
+    /// Attributes to remove; removing an absent attribute is not an error.
+    pub remove: Vec<String>,
+}
+
+impl Update {
+    /// Builder-style: adds `SET name = value`.
+    #[must_use]
+    pub fn set(mut self, name: impl Into<String>, value: AttributeValue) -> Self {
+        self.set.push((name.into(), value));
+        self
+    }
+
+    /// Builder-style: adds `REMOVE name`.
+    #[must_use]
+    pub fn remove(mut self, name: impl Into<String>) -> Self {
+        self.remove.push(name.into());
+        self
+    }
+}
+
+impl Engine {
+    /// Writes `item`, replacing any item with the same key (DynamoDB
+    /// `PutItem`); returns the replaced item. Appends INSERT or MODIFY.
+    ///
+    /// # Errors
+    ///
+    /// [`WriteError::TableNotFound`]; [`WriteError::Validation`] naming the
+    /// table and attribute (missing or mistyped key, invalid Number, empty
+    /// set, item over 400 KB); [`WriteError::Storage`].
+    pub fn put_item(&self, table: &str, item: Item) -> Result<Option<Item>, WriteError> {
+        let mut state = self.lock_writes();
+        let meta = self.write_meta(table)?;
+        let pk = validate_item(&meta.definition, &item).map_err(|m| validation(table, m))?;
+        let old = self.load_item(&meta, &pk)?;
+        if old.as_ref() == Some(&item) {
+            return Ok(old);
+        }
+        let mut batch = self.inner.store.db.batch();
+        let mut seq = state.next_sequence_number;
+        self.stage(
+            &mut batch,
+            &mut seq,
+            &meta,
+            &pk,
+            old.as_ref(),
+            Some(&item),
+            None,
+        )?;
+        batch.commit()?;
+        state.next_sequence_number = seq;
+        Ok(old)
+    }
+
+    /// Writes many items (bulk load): validates all first (an invalid item
+    /// writes nothing), then commits fewer, larger batches of up to 1,000
+    /// items. Each item is atomic with its index entry and change record; a
+    /// storage failure may leave earlier batches written.
+    ///
+    /// # Errors
+    ///
+    /// As [`Engine::put_item`]; the validation message names the item index.
+    pub fn put_items(&self, table: &str, items: Vec<Item>) -> Result<(), WriteError> {
+        let mut state = self.lock_writes();
+        let meta = self.write_meta(table)?;
+        let mut keyed = Vec::with_capacity(items.len());
+        for (i, item) in items.into_iter().enumerate() {
+            let pk = validate_item(&meta.definition, &item)
+                .map_err(|m| validation(table, format!("item {i}: {m}")))?;
+            keyed.push((pk, item));
+        }
+        for chunk in keyed.chunks(BULK_CHUNK) {
+            let mut batch = self.inner.store.db.batch();
+            let mut seq = state.next_sequence_number;
+            // Items written earlier in this batch are not yet visible to reads.
+            let mut pending: HashMap<&[u8], &Item> = HashMap::new();
+            for (pk, item) in chunk {
+                let old = match pending.get(pk.as_slice()) {
+                    Some(prev) => Some((*prev).clone()),
+                    None => self.load_item(&meta, pk)?,
+                };
+                if old.as_ref() != Some(item) {
+                    self.stage(
+                        &mut batch,
+                        &mut seq,
+                        &meta,
+                        pk,
+                        old.as_ref(),
+                        Some(item),
+                        None,
+                    )?;
+                }
+                pending.insert(pk.as_slice(), item);
+            }
+            batch.commit()?;
+            state.next_sequence_number = seq;
+        }
+        Ok(())
+    }
+
+    /// Applies `update` to the item with `key`, creating it if absent
+    /// (DynamoDB `UpdateItem` with `SET` / `REMOVE` on top-level attributes);
+    /// returns the new item. Setting or removing the TTL attribute moves or
+    /// drops the item's expiry-index entry in the same batch, so an update
+    /// can rescue an expired, not yet swept item.
+    ///
+    /// # Errors
+    ///
+    /// [`WriteError::TableNotFound`]; [`WriteError::Validation`] for a bad
+    /// key, an update touching a key attribute, the same attribute in both
+    /// `set` and `remove`, an invalid value or a result over 400 KB;
+    /// [`WriteError::Storage`].
+    pub fn update_item(&self, table: &str, key: &Item, update: Update) -> Result<Item, WriteError> {
+        let mut state = self.lock_writes();
+        let meta = self.write_meta(table)?;
+        let pk = key_only_bytes(&meta.definition, key).map_err(|m| validation(table, m))?;
+        let is_key = |name: &str| {
+            meta.definition
+                .key_attributes()
+                .any(|k| k.attribute_name == name)
+        };
+        for (name, value) in &update.set {
+            if is_key(name) {
+                return Err(validation(
+                    table,
+                    format!("cannot update attribute `{name}`: it is part of the key"),
+                ));
+            }
+            validate_attribute(name, value).map_err(|m| validation(table, m))?;
+        }
+        for name in &update.remove {
+            if is_key(name) {
+                return Err(validation(
+                    table,
+                    format!("cannot remove attribute `{name}`: it is part of the key"),
+                ));
+            }
+            if update.set.iter().any(|(n, _)| n == name) {
+                return Err(validation(
+                    table,
+                    format!("attribute `{name}` is both set and removed in one update"),
+                ));
+            }
+        }
+        let old = self.load_item(&meta, &pk)?;
+        let mut new = old.clone().unwrap_or_else(|| key.clone());
+        for (name, value) in update.set {
+            new.insert(name, value);
+        }
+        for name in &update.remove {
+            new.remove(name);
+        }
+        validate_item(&meta.definition, &new).map_err(|m| validation(table, m))?;
+        if old.as_ref() == Some(&new) {
+            return Ok(new);
+        }
+        let mut batch = self.inner.store.db.batch();
+        let mut seq = state.next_sequence_number;
+        self.stage(
+            &mut batch,
+            &mut seq,
+            &meta,
+            &pk,
+            old.as_ref(),
+            Some(&new),
+            None,
+        )?;
+        batch.commit()?;
+        state.next_sequence_number = seq;
+        Ok(new)
+    }
+
+    /// Deletes the item with `key` (DynamoDB `DeleteItem`); returns it. A user
+    /// delete appends a REMOVE record without `user_identity`; deleting a
+    /// missing item writes nothing and appends no record.
+    ///
+    /// # Errors
+    ///
+    /// [`WriteError::TableNotFound`]; [`WriteError::Validation`] for a bad key;
+    /// [`WriteError::Storage`].
+    pub fn delete_item(&self, table: &str, key: &Item) -> Result<Option<Item>, WriteError> {
+        let mut state = self.lock_writes();
+        let meta = self.write_meta(table)?;
+        let pk = key_only_bytes(&meta.definition, key).map_err(|m| validation(table, m))?;
+        let Some(old) = self.load_item(&meta, &pk)? else {
+            return Ok(None);
+        };
+        let mut batch = self.inner.store.db.batch();
+        let mut seq = state.next_sequence_number;
+        self.stage(&mut batch, &mut seq, &meta, &pk, Some(&old), None, None)?;
+        batch.commit()?;
+        state.next_sequence_number = seq;
+        Ok(Some(old))
+    }
+
+    /// Table metadata, read under the write lock so a concurrent TTL change
+    /// cannot slip between reading the setting and committing.
+    fn write_meta(&self, table: &str) -> Result<Arc<TableMeta>, WriteError> {
+        self.table_meta(table)
+            .ok_or_else(|| WriteError::TableNotFound {
+                table: table.to_string(),
+            })
+    }
+
+    /// The stored item with encoded key `pk`.
+    pub(crate) fn load_item(
+        &self,
+        meta: &TableMeta,
+        pk: &[u8],
+    ) -> Result<Option<Item>, StorageError> {
+        match self.inner.store.items.get(item_key(meta.id, pk))? {
+            Some(v) => Ok(Some(decode_item(&v)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// Stages one item change from `old` to `new` (either may be absent) into
+    /// `batch`: the item, its expiry-index entry and, if the table has a
+    /// stream, a change record numbered `*next_seq` (then incremented).
+    /// Caller holds the write lock and commits.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn stage(
+        &self,
+        batch: &mut OwnedWriteBatch,
+        next_seq: &mut u64,
+        meta: &TableMeta,
+        pk: &[u8],
+        old: Option<&Item>,
+        new: Option<&Item>,
+        user_identity: Option<UserIdentity>,
+    ) -> Result<(), StorageError> {
+        let store = &self.inner.store;
+        let key = item_key(meta.id, pk);
+        match new {
+            Some(item) => batch.insert(&store.items, key, encode_json("item", item)?),
+            None => batch.remove(&store.items, key),
+        }
+        let ttl = meta.ttl_enabled();
+        let old_exp = old.and_then(|i| item_expiry_epoch_secs(i, ttl));
+        let new_exp = new.and_then(|i| item_expiry_epoch_secs(i, ttl));
+        if let Some(secs) = old_exp
+            && old_exp != new_exp
+        {
+            batch.remove(&store.expiry, expiry_key(meta.id, secs, pk));
+        }
+        if let Some(secs) = new_exp {
+            batch.insert(
+                &store.expiry,
+                expiry_key(meta.id, secs, pk),
+                Vec::<u8>::new(),
+            );
+        }
+        if let (Some(view), Some(any)) = (meta.definition.stream_view_type, new.or(old)) {
+            let seq = SequenceNumber(*next_seq);
+            *next_seq += 1;
+            let record = build_record(RecordInput {
+                table_name: &meta.definition.table_name,
+                sequence_number: seq,
+                now_millis: self.inner.clock.now_millis(),
+                view,
+                keys: key_item(&meta.definition, any),
+                old,
+                new,
+                user_identity,
+            });
+            batch.insert(
+                &store.stream,
+                stream_key(meta.id, seq),
+                encode_json("change record", &record)?,
+            );
+        }
+        Ok(())
+    }
+}
+
+fn validation(table: &str, message: String) -> WriteError {
+    WriteError::Validation {
+        table: table.to_string(),
+        message,
+    }
+}
