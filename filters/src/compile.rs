@@ -1,0 +1,261 @@
+//! Stage 2: [`Pattern`] AST -> flat branches of per-field conditions.
+//!
+//! A pattern is expanded (through `$or`) into branches; a branch is a list of
+//! conditions, one per field path, all of which must hold. Field paths are
+//! interned in a [`PathTrie`] shared by every pattern of a [`crate::Matcher`],
+//! so an event walk visits only the fields some pattern names.
+
+use std::collections::HashMap;
+
+use crate::cidr::Cidr;
+use crate::event::Scalar;
+use crate::number;
+use crate::pattern::{
+    AnythingBut, FieldPattern, Literal, NumericRange, ObjectPattern, Pattern, ValuePattern,
+};
+use crate::wildcard::Wildcard;
+
+/// Index of an interned field path.
+pub(crate) type PathId = usize;
+
+/// The field names named by any pattern, as a trie from the event's root.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct PathTrie {
+    nodes: Vec<TrieNode>,
+    paths: usize,
+}
+
+#[derive(Debug, Clone, Default)]
+pub(crate) struct TrieNode {
+    pub(crate) children: HashMap<String, usize>,
+    /// Set when a pattern matches values at exactly this path.
+    pub(crate) path: Option<PathId>,
+}
+
+impl PathTrie {
+    pub(crate) fn new() -> Self {
+        Self {
+            nodes: vec![TrieNode::default()],
+            paths: 0,
+        }
+    }
+
+    fn intern(&mut self, names: &[String]) -> PathId {
+        let mut at = 0;
+        for name in names {
+            at = match self.nodes[at].children.get(name) {
+                Some(&next) => next,
+                None => {
+                    self.nodes.push(TrieNode::default());
+                    let next = self.nodes.len() - 1;
+                    self.nodes[at].children.insert(name.clone(), next);
+                    next
+                }
+            };
+        }
+        *self.nodes[at].path.get_or_insert_with(|| {
+            self.paths += 1;
+            self.paths - 1
+        })
+    }
+
+    /// The node for the event's root object.
+    pub(crate) const ROOT: usize = 0;
+
+    pub(crate) fn node(&self, index: usize) -> &TrieNode {
+        &self.nodes[index]
+    }
+
+    /// How many distinct paths were interned.
+    pub(crate) fn path_count(&self) -> usize {
+        self.paths
+    }
+}
+
+/// What one field path must satisfy in one branch.
+#[derive(Debug, Clone)]
+pub(crate) struct Condition {
+    pub(crate) path: PathId,
+    /// A value at the path matching any of these satisfies the condition.
+    pub(crate) tests: Vec<Test>,
+    /// `{"exists": false}` was among the values: no value at the path also satisfies it.
+    pub(crate) absent_ok: bool,
+}
+
+/// One compiled match value.
+#[derive(Debug, Clone)]
+pub(crate) enum Test {
+    Null,
+    Bool(bool),
+    /// An exact number: equal keys, or (out of numeric range) equal JSON numbers.
+    Number(serde_json::Number, Option<i64>),
+    String(String),
+    Prefix(String),
+    Suffix(String),
+    /// Lower-cased operands.
+    EqualsIgnoreCase(String),
+    PrefixIgnoreCase(String),
+    SuffixIgnoreCase(String),
+    Wildcard(Wildcard),
+    /// Bounds as keys: `(key, inclusive)`.
+    Numeric(Option<(i64, bool)>, Option<(i64, bool)>),
+    Cidr(Cidr),
+    /// `{"exists": true}`: any value.
+    Any,
+    /// `anything-but`: any value the inner test rejects.
+    Not(Box<Test>),
+    /// Any of these (the inner of an `anything-but` list).
+    AnyOf(Vec<Test>),
+}
+
+impl Test {
+    /// Whether `value` satisfies this test.
+    pub(crate) fn matches(&self, value: &Scalar) -> bool {
+        match (self, value) {
+            (Self::Any, _) => true,
+            (Self::Not(inner), v) => !inner.matches(v),
+            (Self::AnyOf(tests), v) => tests.iter().any(|t| t.matches(v)),
+            (Self::Null, Scalar::Null) => true,
+            (Self::Bool(a), Scalar::Bool(b)) => a == b,
+            (Self::Number(n, key), Scalar::Number(m, event_key)) => {
+                n == m || (key.is_some() && key == event_key)
+            }
+            (Self::Numeric(low, high), Scalar::Number(_, Some(key))) => {
+                low.is_none_or(|(l, inclusive)| if inclusive { *key >= l } else { *key > l })
+                    && high
+                        .is_none_or(|(h, inclusive)| if inclusive { *key <= h } else { *key < h })
+            }
+            (Self::String(a), Scalar::String(b)) => a == b,
+            (Self::Prefix(p), Scalar::String(s)) => s.starts_with(p.as_str()),
+            (Self::Suffix(p), Scalar::String(s)) => s.ends_with(p.as_str()),
+            (Self::EqualsIgnoreCase(p), Scalar::String(s)) => s.to_lowercase() == *p,
+            (Self::PrefixIgnoreCase(p), Scalar::String(s)) => {
+                s.to_lowercase().starts_with(p.as_str())
+            }
+            (Self::SuffixIgnoreCase(p), Scalar::String(s)) => {
+                s.to_lowercase().ends_with(p.as_str())
+            }
+            (Self::Wildcard(w), Scalar::String(s)) => w.matches(s),
+            (Self::Cidr(c), Scalar::String(s)) => c.contains(s),
+            _ => false,
+        }
+    }
+}
+
+/// A pattern compiled against a shared [`PathTrie`]: its alternative branches.
+pub(crate) fn compile(pattern: &Pattern, trie: &mut PathTrie) -> Vec<Vec<Condition>> {
+    let mut names = Vec::new();
+    expand(&pattern.root, &mut names, trie)
+}
+
+/// All branches of `object`, each a list of conditions (ANDed).
+fn expand(
+    object: &ObjectPattern,
+    names: &mut Vec<String>,
+    trie: &mut PathTrie,
+) -> Vec<Vec<Condition>> {
+    let mut branches = vec![Vec::new()];
+    for (name, field) in &object.fields {
+        names.push(name.clone());
+        match field {
+            FieldPattern::Values(values) => {
+                let condition = condition(trie.intern(names), values);
+                for branch in &mut branches {
+                    branch.push(condition.clone());
+                }
+            }
+            FieldPattern::Object(inner) => {
+                let inner = expand(inner, names, trie);
+                branches = cross(&branches, &inner);
+            }
+        }
+        names.pop();
+    }
+    if let Some(alternatives) = &object.any_of {
+        let mut any: Vec<Vec<Condition>> = Vec::new();
+        for alternative in alternatives {
+            any.extend(expand(alternative, names, trie));
+        }
+        branches = cross(&branches, &any);
+    }
+    branches
+}
+
+/// Every concatenation of one branch of `a` with one of `b`.
+fn cross(a: &[Vec<Condition>], b: &[Vec<Condition>]) -> Vec<Vec<Condition>> {
+    a.iter()
+        .flat_map(|x| b.iter().map(move |y| x.iter().chain(y).cloned().collect()))
+        .collect()
+}
+
+fn condition(path: PathId, values: &[ValuePattern]) -> Condition {
+    let mut tests = Vec::new();
+    let mut absent_ok = false;
+    for value in values {
+        match value {
+            ValuePattern::Exists(false) => absent_ok = true,
+            other => tests.push(test(other)),
+        }
+    }
+    Condition {
+        path,
+        tests,
+        absent_ok,
+    }
+}
+
+fn key_bound(bound: Option<(f64, bool)>) -> Option<(i64, bool)> {
+    // Parsing checked the range, so `key` is `Some`; `-1`/`i64::MAX` keep a
+    // wrong-but-safe bound rather than panic.
+    bound.map(|(n, inclusive)| (number::key(n).unwrap_or(-1), inclusive))
+}
+
+fn test(value: &ValuePattern) -> Test {
+    match value {
+        ValuePattern::Exact(Literal::Null) => Test::Null,
+        ValuePattern::Exact(Literal::Bool(b)) => Test::Bool(*b),
+        ValuePattern::Exact(Literal::Number(n)) => Test::Number(n.clone(), number::json_key(n)),
+        ValuePattern::Exact(Literal::String(s)) => Test::String(s.clone()),
+        ValuePattern::Prefix(s) => Test::Prefix(s.clone()),
+        ValuePattern::Suffix(s) => Test::Suffix(s.clone()),
+        ValuePattern::EqualsIgnoreCase(s) => Test::EqualsIgnoreCase(s.to_lowercase()),
+        ValuePattern::PrefixIgnoreCase(s) => Test::PrefixIgnoreCase(s.to_lowercase()),
+        ValuePattern::SuffixIgnoreCase(s) => Test::SuffixIgnoreCase(s.to_lowercase()),
+        ValuePattern::Wildcard(s) => wildcard(s),
+        ValuePattern::Cidr(s) => Cidr::parse(s).map_or(Test::AnyOf(Vec::new()), Test::Cidr),
+        ValuePattern::Exists(_) => Test::Any,
+        ValuePattern::Numeric(NumericRange::Equals(n)) => {
+            let bound = key_bound(Some((*n, true)));
+            Test::Numeric(bound, bound)
+        }
+        ValuePattern::Numeric(NumericRange::Range { low, high }) => {
+            Test::Numeric(key_bound(*low), key_bound(*high))
+        }
+        ValuePattern::AnythingBut(but) => Test::Not(Box::new(match but {
+            AnythingBut::Strings(list) => {
+                Test::AnyOf(list.iter().cloned().map(Test::String).collect())
+            }
+            AnythingBut::Numbers(list) => Test::AnyOf(
+                list.iter()
+                    .map(|n| {
+                        let bound = key_bound(Some((*n, true)));
+                        Test::Numeric(bound, bound)
+                    })
+                    .collect(),
+            ),
+            AnythingBut::IgnoreCase(list) => Test::AnyOf(
+                list.iter()
+                    .map(|s| Test::EqualsIgnoreCase(s.to_lowercase()))
+                    .collect(),
+            ),
+            AnythingBut::Prefix(s) => Test::Prefix(s.clone()),
+            AnythingBut::Suffix(s) => Test::Suffix(s.clone()),
+            AnythingBut::Wildcard(s) => wildcard(s),
+        })),
+    }
+}
+
+fn wildcard(text: &str) -> Test {
+    // Parsing validated the text; an empty `AnyOf` (never matches) is unreachable.
+    Wildcard::parse(text).map_or(Test::AnyOf(Vec::new()), Test::Wildcard)
+}

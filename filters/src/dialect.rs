@@ -1,0 +1,77 @@
+//! Which AWS service's pattern language a pattern is checked against.
+
+use std::fmt;
+
+/// The AWS service whose pattern language a pattern must stay within.
+///
+/// Both services run the same matcher, but Lambda event filtering documents
+/// fewer operators than EventBridge. Parsing with [`Dialect::Lambda`] rejects an
+/// operator Lambda's "Filter rule syntax" table does not list, so a filter file
+/// accepted here is accepted by `CreateEventSourceMapping` too.
+///
+/// | operator | Lambda | EventBridge |
+/// |---|---|---|
+/// | exact values, `null`, `""` | yes | yes |
+/// | `prefix`, `suffix`, `equals-ignore-case` | yes | yes |
+/// | `prefix`/`suffix` with `equals-ignore-case` | no | yes |
+/// | `anything-but` (value or list) | yes | yes |
+/// | `anything-but` with `prefix`/`suffix`/`equals-ignore-case`/`wildcard` | no | yes |
+/// | `numeric`, `exists`, `$or` | yes | yes |
+/// | `wildcard`, `cidr` | no | yes |
+///
+/// Sources: "Control which events Lambda sends to your function" (Lambda
+/// Developer Guide, section "Filter rule syntax"); "Comparison operators for use
+/// in event patterns in Amazon EventBridge" and "Content filtering in Amazon
+/// EventBridge event patterns" (EventBridge User Guide).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum Dialect {
+    /// AWS Lambda event source mapping `FilterCriteria` (the default).
+    #[default]
+    Lambda,
+    /// Amazon EventBridge event-bus rule event patterns: the full language.
+    EventBridge,
+}
+
+impl Dialect {
+    /// The longest pattern text, in characters, the service accepts by default.
+    ///
+    /// Lambda: `Filter.Pattern` has "Maximum length of 4096" (Lambda API
+    /// Reference, "Filter"). EventBridge: the "Event pattern size" quota is 2048
+    /// characters by default, adjustable to 4096 by a quota increase
+    /// ("Amazon EventBridge quotas"); use [`crate::Limits`] to raise it.
+    #[must_use]
+    pub const fn max_pattern_chars(self) -> usize {
+        match self {
+            Self::Lambda => 4096,
+            Self::EventBridge => 2048,
+        }
+    }
+
+    /// Whether this dialect supports `operator` (a name as in
+    /// [`crate::PatternError::UnsupportedOperator`], e.g. `anything-but/prefix`).
+    pub(crate) fn supports(self, operator: &str) -> bool {
+        match self {
+            Self::EventBridge => true,
+            Self::Lambda => matches!(
+                operator,
+                "prefix"
+                    | "suffix"
+                    | "equals-ignore-case"
+                    | "anything-but"
+                    | "numeric"
+                    | "exists"
+                    | "$or"
+            ),
+        }
+    }
+}
+
+impl fmt::Display for Dialect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Lambda => "lambda",
+            Self::EventBridge => "eventbridge",
+        })
+    }
+}

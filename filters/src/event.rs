@@ -1,0 +1,151 @@
+//! Stage 3: event -> the scalar values at the paths some pattern names.
+//!
+//! Only fields named in the [`PathTrie`] are visited. Arrays are transparent:
+//! each element is visited at the array's own path, and every value records
+//! which element of which array it came from (its [`Trail`]), so that values
+//! from different elements of one array never combine into one match.
+
+use serde_json::Value;
+
+use crate::compile::PathTrie;
+
+/// A scalar event value, as the tests see it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Scalar {
+    Null,
+    Bool(bool),
+    /// The number and its comparison key (`None` outside `-5e9..=5e9`).
+    Number(serde_json::Number, Option<i64>),
+    String(String),
+}
+
+impl Scalar {
+    pub(crate) fn from_number(n: &serde_json::Number) -> Self {
+        Self::Number(n.clone(), crate::number::json_key(n))
+    }
+}
+
+/// `(array id, element index)` for each array enclosing a value, outermost first.
+pub(crate) type Trail = Vec<(u32, u32)>;
+
+/// One scalar found at a named path.
+#[derive(Debug, Clone)]
+pub(crate) struct Leaf {
+    pub(crate) value: Scalar,
+    pub(crate) trail: Trail,
+}
+
+/// Whether two values can belong to one match: wherever they lie in the same
+/// array, they lie in the same element of it.
+pub(crate) fn compatible(a: &Trail, b: &Trail) -> bool {
+    for (x, y) in a.iter().zip(b) {
+        if x.0 != y.0 {
+            // Different arrays from here down: arrays nest, so no deeper one is shared.
+            return true;
+        }
+        if x.1 != y.1 {
+            return false;
+        }
+    }
+    true
+}
+
+/// Deepest nesting of arrays and objects followed; deeper values are ignored.
+const MAX_DEPTH: usize = 512;
+
+/// Scalars at each interned path of `trie`, indexed by path id.
+pub(crate) struct Leaves {
+    pub(crate) at: Vec<Vec<Leaf>>,
+    next_array: u32,
+}
+
+impl Leaves {
+    pub(crate) fn new(paths: usize) -> Self {
+        Self {
+            at: vec![Vec::new(); paths],
+            next_array: 0,
+        }
+    }
+
+    /// A fresh id for the next array met.
+    pub(crate) fn array_id(&mut self) -> u32 {
+        self.next_array = self.next_array.wrapping_add(1);
+        self.next_array
+    }
+
+    pub(crate) fn push(&mut self, path: usize, value: Scalar, trail: &Trail) {
+        if let Some(list) = self.at.get_mut(path) {
+            list.push(Leaf {
+                value,
+                trail: trail.clone(),
+            });
+        }
+    }
+}
+
+/// Collect the scalars of a parsed event at the paths in `trie`.
+///
+/// A non-object event has no fields, so it yields no values.
+pub(crate) fn collect_value(event: &Value, trie: &PathTrie) -> Leaves {
+    let mut leaves = Leaves::new(trie.path_count());
+    if let Value::Object(_) = event {
+        visit(event, PathTrie::ROOT, trie, &mut Vec::new(), &mut leaves, 0);
+    }
+    leaves
+}
+
+fn visit(
+    value: &Value,
+    node: usize,
+    trie: &PathTrie,
+    trail: &mut Trail,
+    leaves: &mut Leaves,
+    depth: usize,
+) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let here = trie.node(node);
+    match value {
+        Value::Object(map) => {
+            for (name, child) in map {
+                if let Some(&next) = here.children.get(name) {
+                    visit(child, next, trie, trail, leaves, depth + 1);
+                }
+            }
+        }
+        Value::Array(items) => {
+            let id = leaves.array_id();
+            for (i, item) in items.iter().enumerate() {
+                trail.push((id, u32::try_from(i).unwrap_or(u32::MAX)));
+                visit(item, node, trie, trail, leaves, depth + 1);
+                trail.pop();
+            }
+        }
+        scalar => {
+            if let Some(path) = here.path {
+                let value = match scalar {
+                    Value::Bool(b) => Scalar::Bool(*b),
+                    Value::Number(n) => Scalar::from_number(n),
+                    Value::String(s) => Scalar::String(s.clone()),
+                    _ => Scalar::Null,
+                };
+                leaves.push(path, value, trail);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trails_conflict_only_within_one_array() {
+        assert!(compatible(&vec![(1, 0)], &vec![(1, 0), (2, 5)]));
+        assert!(!compatible(&vec![(1, 0)], &vec![(1, 1)]));
+        assert!(compatible(&vec![(1, 0), (2, 0)], &vec![(1, 0), (3, 1)]));
+        assert!(compatible(&vec![], &vec![(1, 1)]));
+        assert!(!compatible(&vec![(1, 0), (2, 0)], &vec![(1, 0), (2, 1)]));
+    }
+}

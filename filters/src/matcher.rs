@@ -1,0 +1,154 @@
+//! Stage 4: many compiled patterns, matched against one event at a time.
+
+use serde_json::Value;
+
+use crate::compile::{Condition, PathTrie, compile};
+use crate::error::{EventError, json_type};
+use crate::event::{Leaf, Leaves, collect_value, compatible};
+use crate::pattern::Pattern;
+
+/// Many patterns compiled once, each tagged with an `Id`; matched against events.
+///
+/// Several patterns may share an `Id` (a `FilterCriteria` file's filters are
+/// ORed): the id matches when any of its patterns does. A `Matcher` is
+/// immutable after [`Matcher::new`], and is `Send + Sync` when `Id` is.
+///
+/// Semantics (as AWS's): fields of one object are ANDed, values in one array
+/// are ORed, an array in the event matches when any element matches, and
+/// values taken from different elements of one event array never combine into
+/// one match. Source: "Content filtering in Amazon EventBridge event patterns"
+/// and "Control which events Lambda sends to your function".
+#[derive(Debug, Clone)]
+pub struct Matcher<Id> {
+    /// Distinct ids in order of first insertion.
+    ids: Vec<Id>,
+    /// `(index into ids, branches)` per pattern, in insertion order.
+    rules: Vec<(usize, Vec<Vec<Condition>>)>,
+    trie: PathTrie,
+}
+
+impl<Id: Clone + PartialEq> Matcher<Id> {
+    /// Compile `patterns`. Cannot fail: every [`Pattern`] is already valid.
+    pub fn new(patterns: impl IntoIterator<Item = (Id, Pattern)>) -> Matcher<Id> {
+        let mut ids: Vec<Id> = Vec::new();
+        let mut rules = Vec::new();
+        let mut trie = PathTrie::new();
+        for (id, pattern) in patterns {
+            let index = match ids.iter().position(|known| *known == id) {
+                Some(index) => index,
+                None => {
+                    ids.push(id);
+                    ids.len() - 1
+                }
+            };
+            rules.push((index, compile(&pattern, &mut trie)));
+        }
+        Matcher { ids, rules, trie }
+    }
+
+    /// The ids whose pattern(s) match the event given as JSON bytes: each id
+    /// once, in the order the ids were first inserted.
+    ///
+    /// ```
+    /// use ttlstream_filters::{Matcher, Pattern};
+    /// let ttl = Pattern::parse(r#"{"userIdentity": {"type": ["Service"]}}"#)?;
+    /// let matcher = Matcher::new([("ttl", ttl)]);
+    /// let event = br#"{"eventName": "REMOVE", "userIdentity": {"type": "Service"}}"#;
+    /// assert_eq!(matcher.matches(event).unwrap(), vec!["ttl"]);
+    /// assert!(matcher.matches(b"{not json").is_err());
+    /// # Ok::<(), ttlstream_filters::PatternError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`EventError::Json`] if the bytes are not JSON (with line and column);
+    /// [`EventError::NotAnObject`] if the JSON is not an object.
+    pub fn matches(&self, event_json: &[u8]) -> Result<Vec<Id>, EventError> {
+        let event: Value =
+            serde_json::from_slice(event_json).map_err(|err| EventError::from_json(&err))?;
+        if !event.is_object() {
+            return Err(EventError::NotAnObject {
+                found: json_type(&event),
+            });
+        }
+        Ok(self.matches_value(&event))
+    }
+
+    /// The ids whose pattern(s) match an already-parsed event, as
+    /// [`Matcher::matches`]. A non-object event has no fields, so only patterns
+    /// made entirely of `{"exists": false}` match it.
+    #[must_use]
+    pub fn matches_value(&self, event: &Value) -> Vec<Id> {
+        let leaves = collect_value(event, &self.trie);
+        self.select(&leaves)
+    }
+
+    /// Number of patterns compiled in.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.rules.len()
+    }
+
+    /// Whether no pattern was compiled in (then nothing matches).
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.rules.is_empty()
+    }
+
+    fn select(&self, leaves: &Leaves) -> Vec<Id> {
+        let mut hit = vec![false; self.ids.len()];
+        for (index, branches) in &self.rules {
+            if !hit[*index] && branches.iter().any(|branch| branch_matches(branch, leaves)) {
+                hit[*index] = true;
+            }
+        }
+        self.ids
+            .iter()
+            .zip(hit)
+            .filter(|(_, hit)| *hit)
+            .map(|(id, _)| id.clone())
+            .collect()
+    }
+}
+
+/// Whether one branch (ANDed conditions) holds for the event's values.
+fn branch_matches(branch: &[Condition], leaves: &Leaves) -> bool {
+    let mut candidates: Vec<Vec<&Leaf>> = Vec::with_capacity(branch.len());
+    for condition in branch {
+        let at = leaves.at.get(condition.path).map_or(&[][..], Vec::as_slice);
+        if at.is_empty() {
+            if condition.absent_ok {
+                continue;
+            }
+            return false;
+        }
+        let matching: Vec<&Leaf> = at
+            .iter()
+            .filter(|leaf| condition.tests.iter().any(|t| t.matches(&leaf.value)))
+            .collect();
+        if matching.is_empty() {
+            return false;
+        }
+        candidates.push(matching);
+    }
+    // Fewest candidates first prunes the search soonest.
+    candidates.sort_by_key(Vec::len);
+    let mut chosen = Vec::with_capacity(candidates.len());
+    consistent_choice(&candidates, &mut chosen)
+}
+
+/// Whether one candidate per condition can be chosen, all pairwise compatible.
+fn consistent_choice<'a>(candidates: &[Vec<&'a Leaf>], chosen: &mut Vec<&'a Leaf>) -> bool {
+    let Some((first, rest)) = candidates.split_first() else {
+        return true;
+    };
+    for leaf in first {
+        if chosen.iter().all(|c| compatible(&c.trail, &leaf.trail)) {
+            chosen.push(leaf);
+            if consistent_choice(rest, chosen) {
+                return true;
+            }
+            chosen.pop();
+        }
+    }
+    false
+}
