@@ -35,7 +35,9 @@ fn sort_values(items: &[ttlstream_engine::Item]) -> Vec<String> {
 #[test]
 fn query_orders_number_sort_keys_numerically() {
     let (_dir, engine) = events_table();
-    let values = ["100", "2", "-7.5", "10", "0", "-100", "2.25", "1e3", "0.001", "-0.5"];
+    let values = [
+        "100", "2", "-7.5", "10", "0", "-100", "2.25", "1e3", "0.001", "-0.5",
+    ];
     for v in values {
         engine
             .put_item("Events", item(&[("device", s("d1")), ("at", n(v))]))
@@ -47,7 +49,9 @@ fn query_orders_number_sort_keys_numerically() {
     let got = engine.query("Events", &s("d1")).unwrap();
     assert_eq!(
         sort_values(&got),
-        ["-100", "-7.5", "-0.5", "0", "0.001", "2", "2.25", "10", "100", "1e3"]
+        [
+            "-100", "-7.5", "-0.5", "0", "0.001", "2", "2.25", "10", "100", "1e3"
+        ]
     );
     assert_eq!(engine.query("Events", &s("d2")).unwrap().len(), 1);
     assert!(engine.query("Events", &s("d3")).unwrap().is_empty());
@@ -58,10 +62,16 @@ fn query_orders_number_sort_keys_numerically() {
 fn numerically_equal_sort_keys_are_the_same_item() {
     let (_dir, engine) = events_table();
     engine
-        .put_item("Events", item(&[("device", s("d")), ("at", n("1")), ("v", n(1))]))
+        .put_item(
+            "Events",
+            item(&[("device", s("d")), ("at", n("1")), ("v", n(1))]),
+        )
         .unwrap();
     let old = engine
-        .put_item("Events", item(&[("device", s("d")), ("at", n("1.0")), ("v", n(2))]))
+        .put_item(
+            "Events",
+            item(&[("device", s("d")), ("at", n("1.0")), ("v", n(2))]),
+        )
         .unwrap();
     assert!(old.is_some());
     assert_eq!(engine.query("Events", &s("d")).unwrap().len(), 1);
@@ -78,7 +88,9 @@ fn string_sort_keys_sort_bytewise() {
         )
         .unwrap();
     for v in ["b", "a", "B", "ab", "a\u{0}"] {
-        engine.put_item("T_S", item(&[("pk", n(1)), ("sk", s(v))])).unwrap();
+        engine
+            .put_item("T_S", item(&[("pk", n(1)), ("sk", s(v))]))
+            .unwrap();
     }
     let got: Vec<String> = engine
         .query("T_S", &n("1.0"))
@@ -112,7 +124,9 @@ fn key_validation_names_table_and_attribute() {
     assert!(matches!(err, WriteError::Validation { .. }));
     let err = engine.put_item("Nope", item(&[])).unwrap_err();
     assert!(matches!(err, WriteError::TableNotFound { table } if table == "Nope"));
-    let err = engine.get_item("Events", &item(&[("device", s("d"))])).unwrap_err();
+    let err = engine
+        .get_item("Events", &item(&[("device", s("d"))]))
+        .unwrap_err();
     assert!(matches!(err, ReadError::Validation { .. }));
     let err = engine.query("Events", &n(1)).unwrap_err();
     assert!(matches!(err, ReadError::Validation { .. }));
@@ -120,7 +134,10 @@ fn key_validation_names_table_and_attribute() {
     let err = engine
         .put_items(
             "Events",
-            vec![item(&[("device", s("d")), ("at", n(1))]), item(&[("device", s("d"))])],
+            vec![
+                item(&[("device", s("d")), ("at", n(1))]),
+                item(&[("device", s("d"))]),
+            ],
         )
         .unwrap_err();
     assert!(matches!(&err, WriteError::Validation { message, .. } if message.contains("item 1")));
@@ -132,7 +149,11 @@ fn update_is_an_upsert_and_protects_key_attributes() {
     let (_dir, engine) = events_table();
     let k = item(&[("device", s("d")), ("at", n(1))]);
     let created = engine
-        .update_item("Events", &k, Update::default().set("v", n(1)).set("w", s("x")))
+        .update_item(
+            "Events",
+            &k,
+            Update::default().set("v", n(1)).set("w", s("x")),
+        )
         .unwrap();
     assert_eq!(created.len(), 4);
     let updated = engine

@@ -9,8 +9,7 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 use ttlstream_engine::{
-    EventName, ManualClock, SequenceNumber, StreamPosition, StreamViewType,
-    TimeToLiveSpecification,
+    EventName, ManualClock, SequenceNumber, StreamPosition, StreamViewType, TimeToLiveSpecification,
 };
 
 #[test]
@@ -20,9 +19,15 @@ fn reopen_keeps_items_ttl_settings_stream_and_sequence() {
     let (before, last_seq) = {
         let engine = open(dir.path(), &clock);
         session_table(&engine, StreamViewType::NewAndOldImages);
-        engine.put_item(TABLE, session("a", START_SECS + 10)).unwrap();
-        engine.put_item(TABLE, session("b", START_SECS + 1000)).unwrap();
-        engine.put_item(TABLE, session("a", START_SECS + 20)).unwrap();
+        engine
+            .put_item(TABLE, session("a", START_SECS + 10))
+            .unwrap();
+        engine
+            .put_item(TABLE, session("b", START_SECS + 1000))
+            .unwrap();
+        engine
+            .put_item(TABLE, session("a", START_SECS + 20))
+            .unwrap();
         let records = engine
             .read_stream(TABLE, StreamPosition::TrimHorizon, 100)
             .unwrap();
@@ -43,10 +48,15 @@ fn reopen_keeps_items_ttl_settings_stream_and_sequence() {
         .read_stream(TABLE, StreamPosition::TrimHorizon, 100)
         .unwrap();
     assert_eq!(after, before);
-    assert_eq!(engine.latest_sequence_number(TABLE).unwrap(), Some(last_seq));
+    assert_eq!(
+        engine.latest_sequence_number(TABLE).unwrap(),
+        Some(last_seq)
+    );
 
     // New records continue the sequence; the sweeper works after reopen.
-    engine.put_item(TABLE, session("c", START_SECS + 5)).unwrap();
+    engine
+        .put_item(TABLE, session("c", START_SECS + 5))
+        .unwrap();
     clock.advance(Duration::from_secs(30));
     assert_eq!(engine.sweep_now().unwrap().deleted, 2);
     let new = engine
@@ -54,7 +64,10 @@ fn reopen_keeps_items_ttl_settings_stream_and_sequence() {
         .unwrap();
     assert_eq!(new.len(), 3);
     assert!(new.iter().all(|r| r.sequence_number > last_seq));
-    assert!(new.windows(2).all(|w| w[0].sequence_number < w[1].sequence_number));
+    assert!(
+        new.windows(2)
+            .all(|w| w[0].sequence_number < w[1].sequence_number)
+    );
     assert_eq!(new[0].event_name, EventName::Insert);
     assert_eq!(new.iter().filter(|r| r.is_ttl_delete()).count(), 2);
     let users: Vec<String> = engine.scan(TABLE).unwrap().iter().map(user_of).collect();
@@ -115,7 +128,12 @@ fn sigkill_child_writer() {
 fn acknowledged_writes_survive_sigkill() {
     let dir = tempfile::tempdir().unwrap();
     let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "sigkill_child_writer", "--nocapture", "--test-threads=1"])
+        .args([
+            "--exact",
+            "sigkill_child_writer",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env("TTLSTREAM_ENGINE_KILL_DIR", dir.path())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -139,7 +157,10 @@ fn acknowledged_writes_survive_sigkill() {
     let clock = Arc::new(ManualClock::new(START_MILLIS));
     let engine = open(dir.path(), &clock);
     for k in &acked {
-        assert!(engine.get_item(TABLE, &key(k)).unwrap().is_some(), "{k} lost");
+        assert!(
+            engine.get_item(TABLE, &key(k)).unwrap().is_some(),
+            "{k} lost"
+        );
     }
     let records = engine
         .read_stream(TABLE, StreamPosition::TrimHorizon, usize::MAX)

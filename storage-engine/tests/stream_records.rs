@@ -5,8 +5,7 @@ mod common;
 
 use common::*;
 use ttlstream_engine::{
-    EventName, SequenceNumber, StreamError, StreamPosition, StreamViewType, Update,
-    item_size_bytes,
+    EventName, SequenceNumber, StreamError, StreamPosition, StreamViewType, Update, item_size_bytes,
 };
 
 fn all(engine: &ttlstream_engine::Engine) -> Vec<ttlstream_engine::ChangeRecord> {
@@ -29,15 +28,36 @@ fn insert_modify_remove_and_no_record_for_missing_or_unchanged() {
 
     let r = all(&engine);
     let names: Vec<EventName> = r.iter().map(|r| r.event_name).collect();
-    assert_eq!(names, [EventName::Insert, EventName::Modify, EventName::Remove]);
-    assert_eq!((r[0].old_image.as_ref(), r[0].new_image.as_ref()), (None, Some(&a1)));
-    assert_eq!((r[1].old_image.as_ref(), r[1].new_image.as_ref()), (Some(&a1), Some(&a2)));
-    assert_eq!((r[2].old_image.as_ref(), r[2].new_image.as_ref()), (Some(&a2), None));
+    assert_eq!(
+        names,
+        [EventName::Insert, EventName::Modify, EventName::Remove]
+    );
+    assert_eq!(
+        (r[0].old_image.as_ref(), r[0].new_image.as_ref()),
+        (None, Some(&a1))
+    );
+    assert_eq!(
+        (r[1].old_image.as_ref(), r[1].new_image.as_ref()),
+        (Some(&a1), Some(&a2))
+    );
+    assert_eq!(
+        (r[2].old_image.as_ref(), r[2].new_image.as_ref()),
+        (Some(&a2), None)
+    );
     assert!(r.iter().all(|r| r.user_identity.is_none()));
     assert!(r.iter().all(|r| r.keys == key("a")));
-    assert!(r.iter().all(|r| r.approximate_creation_date_time_millis == START_MILLIS));
-    assert_eq!(r[0].size_bytes, item_size_bytes(&key("a")) + item_size_bytes(&a1));
-    assert!(r.iter().all(|r| r.event_id.len() == 32 && r.table_name == TABLE));
+    assert!(
+        r.iter()
+            .all(|r| r.approximate_creation_date_time_millis == START_MILLIS)
+    );
+    assert_eq!(
+        r[0].size_bytes,
+        item_size_bytes(&key("a")) + item_size_bytes(&a1)
+    );
+    assert!(
+        r.iter()
+            .all(|r| r.event_id.len() == 32 && r.table_name == TABLE)
+    );
 }
 
 #[test]
@@ -66,7 +86,9 @@ fn view_types_select_images() {
 fn positions_and_limits() {
     let (_dir, _clock, engine) = setup(StreamViewType::KeysOnly);
     for i in 0..5 {
-        engine.put_item(TABLE, session(&format!("u{i}"), 1)).unwrap();
+        engine
+            .put_item(TABLE, session(&format!("u{i}"), 1))
+            .unwrap();
     }
     let r = all(&engine);
     let seqs: Vec<SequenceNumber> = r.iter().map(|r| r.sequence_number).collect();
@@ -75,18 +97,36 @@ fn positions_and_limits() {
     let at = engine
         .read_stream(TABLE, StreamPosition::AtSequenceNumber(s2), 2)
         .unwrap();
-    assert_eq!(at.iter().map(|r| r.sequence_number).collect::<Vec<_>>(), &seqs[2..4]);
+    assert_eq!(
+        at.iter().map(|r| r.sequence_number).collect::<Vec<_>>(),
+        &seqs[2..4]
+    );
     let after = engine
         .read_stream(TABLE, StreamPosition::AfterSequenceNumber(s2), 10)
         .unwrap();
     assert_eq!(after.len(), 2);
-    assert!(engine.read_stream(TABLE, StreamPosition::Latest, 10).unwrap().is_empty());
+    assert!(
+        engine
+            .read_stream(TABLE, StreamPosition::Latest, 10)
+            .unwrap()
+            .is_empty()
+    );
     assert_eq!(engine.latest_sequence_number(TABLE).unwrap(), Some(seqs[4]));
     let none = engine
-        .read_stream(TABLE, StreamPosition::AfterSequenceNumber(SequenceNumber(u64::MAX)), 10)
+        .read_stream(
+            TABLE,
+            StreamPosition::AfterSequenceNumber(SequenceNumber(u64::MAX)),
+            10,
+        )
         .unwrap();
     assert!(none.is_empty());
-    assert_eq!(engine.read_stream(TABLE, StreamPosition::TrimHorizon, 0).unwrap().len(), 0);
+    assert_eq!(
+        engine
+            .read_stream(TABLE, StreamPosition::TrimHorizon, 0)
+            .unwrap()
+            .len(),
+        0
+    );
 }
 
 #[test]

@@ -15,7 +15,9 @@ use ttlstream_engine::{
 #[test]
 fn expired_item_stays_visible_until_swept() {
     let (_dir, clock, engine) = setup(StreamViewType::NewAndOldImages);
-    engine.put_item(TABLE, session("alice", START_SECS + 10)).unwrap();
+    engine
+        .put_item(TABLE, session("alice", START_SECS + 10))
+        .unwrap();
     clock.advance(Duration::from_secs(11));
 
     assert!(engine.get_item(TABLE, &key("alice")).unwrap().is_some());
@@ -31,7 +33,9 @@ fn expired_item_stays_visible_until_swept() {
 #[test]
 fn not_yet_expired_items_survive_a_sweep() {
     let (_dir, clock, engine) = setup(StreamViewType::KeysOnly);
-    engine.put_item(TABLE, session("bob", START_SECS + 100)).unwrap();
+    engine
+        .put_item(TABLE, session("bob", START_SECS + 100))
+        .unwrap();
     clock.advance(Duration::from_secs(50));
     assert_eq!(engine.sweep_now().unwrap().deleted, 0);
     assert!(engine.get_item(TABLE, &key("bob")).unwrap().is_some());
@@ -40,7 +44,9 @@ fn not_yet_expired_items_survive_a_sweep() {
 #[test]
 fn update_moving_ttl_to_future_rescues_expired_item() {
     let (_dir, clock, engine) = setup(StreamViewType::NewAndOldImages);
-    engine.put_item(TABLE, session("carol", START_SECS + 10)).unwrap();
+    engine
+        .put_item(TABLE, session("carol", START_SECS + 10))
+        .unwrap();
     clock.advance(Duration::from_secs(20));
     let update = Update::default().set(TTL_ATTR, n(START_SECS + 1000));
     engine.update_item(TABLE, &key("carol"), update).unwrap();
@@ -57,7 +63,9 @@ fn update_moving_ttl_to_future_rescues_expired_item() {
 #[test]
 fn update_removing_ttl_attribute_rescues_expired_item() {
     let (_dir, clock, engine) = setup(StreamViewType::NewAndOldImages);
-    engine.put_item(TABLE, session("dave", START_SECS + 10)).unwrap();
+    engine
+        .put_item(TABLE, session("dave", START_SECS + 10))
+        .unwrap();
     clock.advance(Duration::from_secs(20));
     engine
         .update_item(TABLE, &key("dave"), Update::default().remove(TTL_ATTR))
@@ -70,7 +78,9 @@ fn update_removing_ttl_attribute_rescues_expired_item() {
 #[test]
 fn update_changing_ttl_to_a_string_rescues_expired_item() {
     let (_dir, clock, engine) = setup(StreamViewType::KeysOnly);
-    engine.put_item(TABLE, session("erin", START_SECS + 10)).unwrap();
+    engine
+        .put_item(TABLE, session("erin", START_SECS + 10))
+        .unwrap();
     clock.advance(Duration::from_secs(20));
     let update = Update::default().set(TTL_ATTR, s("1700000010"));
     engine.update_item(TABLE, &key("erin"), update).unwrap();
@@ -86,10 +96,18 @@ fn enabling_ttl_indexes_existing_items_and_disabling_stops_expiry() {
         enabled: false,
     };
     engine.update_time_to_live(TABLE, off.clone()).unwrap();
-    engine.put_item(TABLE, session("old1", START_SECS + 5)).unwrap();
-    engine.put_item(TABLE, session("old2", START_SECS + 5)).unwrap();
+    engine
+        .put_item(TABLE, session("old1", START_SECS + 5))
+        .unwrap();
+    engine
+        .put_item(TABLE, session("old2", START_SECS + 5))
+        .unwrap();
     clock.advance(Duration::from_secs(10));
-    assert_eq!(engine.sweep_now().unwrap().deleted, 0, "TTL disabled: nothing expires");
+    assert_eq!(
+        engine.sweep_now().unwrap().deleted,
+        0,
+        "TTL disabled: nothing expires"
+    );
     assert_eq!(engine.expired_backlog(TABLE).unwrap(), 0);
 
     engine
@@ -99,7 +117,9 @@ fn enabling_ttl_indexes_existing_items_and_disabling_stops_expiry() {
     engine.delete_item(TABLE, &key("old2")).unwrap();
     assert_eq!(engine.sweep_now().unwrap().deleted, 1);
 
-    engine.put_item(TABLE, session("later", START_SECS + 20)).unwrap();
+    engine
+        .put_item(TABLE, session("later", START_SECS + 20))
+        .unwrap();
     engine.update_time_to_live(TABLE, off.clone()).unwrap();
     assert_eq!(engine.describe_time_to_live(TABLE).unwrap(), Some(off));
     clock.advance(Duration::from_secs(100));
@@ -168,7 +188,9 @@ fn every_swept_item_has_exactly_one_ttl_remove_record_and_vice_versa() {
 #[test]
 fn max_deletes_per_sweep_bounds_a_pass() {
     let (_dir, clock, engine) = setup(StreamViewType::KeysOnly);
-    let items = (0..50).map(|i| session(&format!("u{i}"), START_SECS)).collect();
+    let items = (0..50)
+        .map(|i| session(&format!("u{i}"), START_SECS))
+        .collect();
     engine.put_items(TABLE, items).unwrap();
     clock.advance(Duration::from_secs(1));
     let sweeper = engine.start_sweeper(SweeperOptions {
@@ -190,7 +212,9 @@ fn max_deletes_per_sweep_bounds_a_pass() {
 #[test]
 fn background_sweeper_deletes_and_stops() {
     let (_dir, clock, engine) = setup(StreamViewType::KeysOnly);
-    engine.put_item(TABLE, session("a", START_SECS + 1)).unwrap();
+    engine
+        .put_item(TABLE, session("a", START_SECS + 1))
+        .unwrap();
     let sweeper = engine.start_sweeper(SweeperOptions {
         interval: Duration::from_millis(5),
         max_deletes_per_sweep: None,
@@ -211,7 +235,9 @@ fn background_sweeper_deletes_and_stops() {
 fn values_more_than_five_years_old_never_expire() {
     let (_dir, _clock, engine) = setup(StreamViewType::KeysOnly);
     let six_years = 6 * 365 * 86_400;
-    engine.put_item(TABLE, session("ancient", START_SECS - six_years)).unwrap();
+    engine
+        .put_item(TABLE, session("ancient", START_SECS - six_years))
+        .unwrap();
     engine
         .put_item(TABLE, session("millis", START_SECS * 1000 - 5))
         .unwrap();

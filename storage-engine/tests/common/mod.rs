@@ -5,8 +5,8 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 use ttlstream_engine::{
-    AttributeValue, Engine, EngineOptions, Item, ManualClock, ScalarAttributeType,
-    StreamViewType, TableDefinition, TimeToLiveSpecification,
+    AttributeValue, Engine, EngineOptions, Item, ManualClock, ScalarAttributeType, StreamViewType,
+    TableDefinition, TimeToLiveSpecification,
 };
 
 /// 2023-11-14T22:13:20Z in epoch milliseconds.
@@ -38,7 +38,11 @@ pub fn key(user: &str) -> Item {
 
 /// An item of the session table expiring at `expiry_secs`.
 pub fn session(user: &str, expiry_secs: i64) -> Item {
-    item(&[("UserName", s(user)), (TTL_ATTR, n(expiry_secs)), ("Data", s("x"))])
+    item(&[
+        ("UserName", s(user)),
+        (TTL_ATTR, n(expiry_secs)),
+        ("Data", s("x")),
+    ])
 }
 
 pub fn open(dir: &Path, clock: &Arc<ManualClock>) -> Engine {
@@ -55,7 +59,9 @@ pub fn open(dir: &Path, clock: &Arc<ManualClock>) -> Engine {
 /// and TTL enabled on `ExpirationTime`.
 pub fn session_table(engine: &Engine, view: StreamViewType) {
     engine
-        .create_table(TableDefinition::new(TABLE, "UserName", ScalarAttributeType::S).with_stream(view))
+        .create_table(
+            TableDefinition::new(TABLE, "UserName", ScalarAttributeType::S).with_stream(view),
+        )
         .unwrap();
     engine
         .update_time_to_live(TABLE, TimeToLiveSpecification::enabled(TTL_ATTR))
