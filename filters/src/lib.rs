@@ -55,8 +55,11 @@
 //!   places (as AWS); a numeric operand outside that range is an error.
 //! - ttlstream's own bounds: 1024 `$or` branches and 64 nesting levels per
 //!   pattern; event values nested deeper than 512 levels are ignored.
-//! - Events are parsed into a `serde_json::Value` before matching; only the
-//!   fields some pattern names are then visited.
+//! - [`Matcher::matches`] scans event bytes without building a
+//!   `serde_json::Value`: fields no pattern names are syntax-checked and
+//!   skipped (iteratively, at any depth), never stored. Along fields a pattern
+//!   names, nesting deeper than 128 levels is an error (`serde_json`'s
+//!   recursion limit).
 //!
 //! No input panics: bad patterns and events are errors.
 
@@ -73,6 +76,7 @@ mod operator;
 mod parse;
 mod path;
 mod pattern;
+mod scan;
 mod wildcard;
 
 pub use criteria::{parse_filter_file, parse_filter_file_with, parse_filter_file_with_limits};

@@ -3,9 +3,10 @@
 use serde_json::Value;
 
 use crate::compile::{Condition, PathTrie, compile};
-use crate::error::{EventError, json_type};
+use crate::error::EventError;
 use crate::event::{Leaf, Leaves, collect_value, compatible};
 use crate::pattern::Pattern;
+use crate::scan::collect_bytes;
 
 /// Many patterns compiled once, each tagged with an `Id`; matched against events.
 ///
@@ -59,18 +60,15 @@ impl<Id: Clone + PartialEq> Matcher<Id> {
     /// # Ok::<(), ttlstream_filters::PatternError>(())
     /// ```
     ///
+    /// The bytes are scanned without building a `serde_json::Value`: fields
+    /// no pattern names are syntax-checked and skipped.
+    ///
     /// # Errors
     /// [`EventError::Json`] if the bytes are not JSON (with line and column);
     /// [`EventError::NotAnObject`] if the JSON is not an object.
     pub fn matches(&self, event_json: &[u8]) -> Result<Vec<Id>, EventError> {
-        let event: Value =
-            serde_json::from_slice(event_json).map_err(|err| EventError::from_json(&err))?;
-        if !event.is_object() {
-            return Err(EventError::NotAnObject {
-                found: json_type(&event),
-            });
-        }
-        Ok(self.matches_value(&event))
+        let leaves = collect_bytes(event_json, &self.trie)?;
+        Ok(self.select(&leaves))
     }
 
     /// The ids whose pattern(s) match an already-parsed event, as
