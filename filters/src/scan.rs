@@ -174,3 +174,49 @@ impl<'de> Visitor<'de> for KeyVisitor {
         Ok(Key(Cow::Owned(v.to_owned())))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use crate::compile::compile;
+    use crate::pattern::Pattern;
+
+    fn values(pattern: &str, event: &[u8]) -> Result<Vec<Scalar>, EventError> {
+        let mut trie = PathTrie::new();
+        compile(&Pattern::parse(pattern).unwrap(), &mut trie);
+        let leaves = collect_bytes(event, &trie)?;
+        Ok(leaves.at.into_iter().flatten().map(|l| l.value).collect())
+    }
+
+    #[test]
+    fn only_named_fields_are_collected() {
+        let got = values(
+            r#"{"a": {"b": ["x"]}}"#,
+            br#"{"z": [1, {"b": 2}], "a": {"b": "v", "c": 3}}"#,
+        );
+        assert_eq!(got.unwrap(), vec![Scalar::String("v".to_owned())]);
+    }
+
+    #[test]
+    fn escaped_keys_are_decoded_and_repeated_keys_all_seen() {
+        let got = values(
+            r#"{"a\"b": ["x"]}"#,
+            br#"{"a\"b": "one", "a\u0022b": "two"}"#,
+        );
+        assert_eq!(
+            got.unwrap(),
+            vec![
+                Scalar::String("one".to_owned()),
+                Scalar::String("two".to_owned())
+            ]
+        );
+    }
+
+    #[test]
+    fn syntax_errors_in_skipped_fields_are_still_errors() {
+        let err = values(r#"{"a": ["x"]}"#, br#"{"z": [1, }, "a": "x"}"#).unwrap_err();
+        assert!(matches!(err, EventError::Json { line: 1, .. }), "{err:?}");
+    }
+}

@@ -142,7 +142,9 @@ fn compatible(a: &Trail, b: &Trail) -> bool {
 }
 
 fn key(x: f64) -> Option<i64> {
-    (-5e9..=5e9).contains(&x).then_some((1e6 * (5e9 + x)) as i64)
+    (-5e9..=5e9)
+        .contains(&x)
+        .then_some((1e6 * (5e9 + x)) as i64)
 }
 
 fn num_key(n: &Number) -> Option<i64> {
