@@ -1,0 +1,190 @@
+//! A running alarm: folds metric-period datapoints into alarm periods, evaluates
+//! each closed alarm period and reports state changes.
+
+use std::collections::VecDeque;
+
+use serde::Serialize;
+
+use super::definition::{AlarmDefinition, Statistic};
+use super::evaluate::{AlarmState, evaluate};
+use crate::metrics::Datapoint;
+
+/// A state change.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct AlarmTransition {
+    /// `AlarmName`.
+    pub alarm_name: String,
+    /// State before.
+    pub from: AlarmState,
+    /// State after.
+    pub to: AlarmState,
+    /// End of the alarm period whose evaluation changed the state, epoch seconds.
+    pub at_secs: i64,
+    /// The datapoint of that period (`None`: missing).
+    pub value: Option<f64>,
+}
+
+/// One alarm's running state.
+#[derive(Clone, Debug)]
+pub struct AlarmEvaluator {
+    definition: AlarmDefinition,
+    state: AlarmState,
+    /// Start of the alarm period being filled and the metric values in it.
+    bucket: Option<(i64, Vec<f64>)>,
+    /// Closed alarm-period datapoints, newest last, at most N kept.
+    window: VecDeque<Option<f64>>,
+}
+
+impl AlarmEvaluator {
+    /// A new alarm, in `INSUFFICIENT_DATA` as CloudWatch starts them.
+    pub fn new(definition: AlarmDefinition) -> Self {
+        Self {
+            definition,
+            state: AlarmState::InsufficientData,
+            bucket: None,
+            window: VecDeque::new(),
+        }
+    }
+
+    /// The definition.
+    pub fn definition(&self) -> &AlarmDefinition {
+        &self.definition
+    }
+
+    /// The current state.
+    pub fn state(&self) -> AlarmState {
+        self.state
+    }
+
+    /// Whether a datapoint feeds this alarm (metric name and `TableName`).
+    pub fn accepts(&self, point: &Datapoint) -> bool {
+        point.metric_name == self.definition.metric_name
+            && self
+                .definition
+                .table_name()
+                .is_none_or(|table| table == point.table_name)
+    }
+
+    /// Adds one closed metric period; returns a transition when an alarm period
+    /// closed and the state changed. Metric periods must arrive in order.
+    pub fn observe(&mut self, point: &Datapoint) -> Option<AlarmTransition> {
+        if !self.accepts(point) {
+            return None;
+        }
+        let period = i64::try_from(self.definition.period).unwrap_or(i64::MAX);
+        let start = point.period_start_secs.div_euclid(period) * period;
+        let mut transition = None;
+        if let Some((open, _)) = &self.bucket
+            && *open != start
+        {
+            // A gap: the open bucket is over even if its last metric period never came.
+            transition = self.close_bucket();
+        }
+        let (_, values) = self.bucket.get_or_insert_with(|| (start, Vec::new()));
+        values.push(point.value);
+        let point_end = point.period_start_secs + i64::try_from(point.period_secs).unwrap_or(0);
+        if point_end >= start + period {
+            transition = self.close_bucket().or(transition);
+        }
+        transition
+    }
+
+    fn close_bucket(&mut self) -> Option<AlarmTransition> {
+        let (start, values) = self.bucket.take()?;
+        let value = aggregate(self.definition.statistic, &values);
+        self.window.push_back(value);
+        while self.window.len() > self.definition.evaluation_periods {
+            self.window.pop_front();
+        }
+        let window: Vec<Option<f64>> = self.window.iter().copied().collect();
+        let next = evaluate(&self.definition, &window, self.state);
+        let period = i64::try_from(self.definition.period).unwrap_or(i64::MAX);
+        if next == self.state {
+            return None;
+        }
+        let transition = AlarmTransition {
+            alarm_name: self.definition.alarm_name.clone(),
+            from: self.state,
+            to: next,
+            at_secs: start + period,
+            value,
+        };
+        self.state = next;
+        Some(transition)
+    }
+}
+
+fn aggregate(statistic: Statistic, values: &[f64]) -> Option<f64> {
+    if values.is_empty() {
+        return None;
+    }
+    let sum: f64 = values.iter().sum();
+    Some(match statistic {
+        Statistic::Sum => sum,
+        Statistic::Average => sum / values.len() as f64,
+        Statistic::Minimum => values.iter().copied().fold(f64::INFINITY, f64::min),
+        Statistic::Maximum => values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        Statistic::SampleCount => values.len() as f64,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::metrics::TIME_TO_LIVE_DELETED_ITEM_COUNT;
+
+    fn seed_alarm() -> AlarmEvaluator {
+        let text = include_str!("../../../deploy/alarms/ttl-deletion-anomaly.json");
+        AlarmEvaluator::new(AlarmDefinition::parse(text, Path::new("seed.json")).expect("valid"))
+    }
+
+    fn minute(start: i64, value: f64) -> Datapoint {
+        Datapoint {
+            metric_name: TIME_TO_LIVE_DELETED_ITEM_COUNT,
+            table_name: "SessionData".into(),
+            period_start_secs: start,
+            period_secs: 60,
+            value,
+        }
+    }
+
+    /// Feeds one hour of per-minute values; returns the transitions seen.
+    fn hour(alarm: &mut AlarmEvaluator, hour_start: i64, per_minute: f64) -> Vec<AlarmTransition> {
+        (0..60)
+            .filter_map(|i| alarm.observe(&minute(hour_start + i * 60, per_minute)))
+            .collect()
+    }
+
+    #[test]
+    fn seed_alarm_goes_ok_then_alarm_when_deletions_stop() {
+        let mut alarm = seed_alarm();
+        assert_eq!(alarm.state(), AlarmState::InsufficientData);
+        let t = hour(&mut alarm, 0, 10.0);
+        assert_eq!(t.len(), 1);
+        assert_eq!(
+            (t[0].from, t[0].to, t[0].at_secs),
+            (AlarmState::InsufficientData, AlarmState::Ok, 3600)
+        );
+        assert_eq!(t[0].value, Some(600.0));
+        assert!(
+            hour(&mut alarm, 3600, 0.0).is_empty(),
+            "one quiet hour is not enough"
+        );
+        let t = hour(&mut alarm, 7200, 0.0);
+        assert_eq!(
+            (t[0].from, t[0].to, t[0].at_secs),
+            (AlarmState::Ok, AlarmState::Alarm, 10800)
+        );
+    }
+
+    #[test]
+    fn other_tables_are_ignored() {
+        let mut alarm = seed_alarm();
+        let mut point = minute(0, 0.0);
+        point.table_name = "Other".into();
+        assert!(!alarm.accepts(&point));
+        assert!(alarm.observe(&point).is_none());
+    }
+}

@@ -1,0 +1,188 @@
+//! Checkpoints: where a source resumes, persisted only after every sink has
+//! acknowledged a batch (at-least-once delivery).
+//!
+//! A checkpoint also records the batch in flight: before sinks see a batch, its
+//! first and last `SequenceNumber` are written down; after a crash the pipeline
+//! replays exactly that range first, so sinks that name their output after the
+//! range (file and S3 sinks) overwrite what they wrote before instead of writing a
+//! second copy under another name. One mechanism for every source.
+//!
+//! File format (`<dir>/<source id>.checkpoint.json`), written atomically (temporary
+//! file, fsync, rename, fsync of the directory):
+//! `{"sequence_number":"000000000000000000042","in_flight":{"first":"…43","last":"…90"}}`
+
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::CheckpointError;
+
+/// A sequence-number range handed to sinks and not yet acknowledged.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InFlight {
+    /// `SequenceNumber` of the batch's first record.
+    pub first: String,
+    /// `SequenceNumber` of the batch's last record.
+    pub last: String,
+}
+
+/// A source's persisted position.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Checkpoint {
+    /// The last `SequenceNumber` every sink acknowledged; `None` before the first batch.
+    pub sequence_number: Option<String>,
+    /// The batch sinks were writing when the process stopped, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub in_flight: Option<InFlight>,
+}
+
+/// Reads and writes one source's checkpoint file.
+#[derive(Clone, Debug)]
+pub struct CheckpointStore {
+    path: PathBuf,
+}
+
+impl CheckpointStore {
+    /// A store for the source `source_id` under `dir` (created if missing).
+    /// `source_id` must be a plain file-name component (a table name is).
+    ///
+    /// # Errors
+    /// [`CheckpointError::Io`] when the directory cannot be created.
+    pub fn open(dir: &Path, source_id: &str) -> Result<Self, CheckpointError> {
+        fs::create_dir_all(dir).map_err(|source| CheckpointError::Io {
+            path: dir.to_path_buf(),
+            action: "create directory",
+            source,
+        })?;
+        let file_name: String = source_id
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        Ok(Self {
+            path: dir.join(format!("{file_name}.checkpoint.json")),
+        })
+    }
+
+    /// The checkpoint file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Reads the checkpoint; a missing file is the empty checkpoint.
+    ///
+    /// # Errors
+    /// [`CheckpointError::Io`] when the file exists but cannot be read,
+    /// [`CheckpointError::Corrupt`] when it is not a checkpoint.
+    pub fn load(&self) -> Result<Checkpoint, CheckpointError> {
+        match fs::read(&self.path) {
+            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| CheckpointError::Corrupt {
+                path: self.path.clone(),
+                message: e.to_string(),
+            }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Checkpoint::default()),
+            Err(source) => Err(CheckpointError::Io {
+                path: self.path.clone(),
+                action: "read",
+                source,
+            }),
+        }
+    }
+
+    /// Writes the checkpoint durably: when this returns, a crash cannot lose it.
+    ///
+    /// # Errors
+    /// [`CheckpointError::Io`] naming the step that failed.
+    pub fn save(&self, checkpoint: &Checkpoint) -> Result<(), CheckpointError> {
+        let bytes = serde_json::to_vec(checkpoint).map_err(|e| CheckpointError::Corrupt {
+            path: self.path.clone(),
+            message: e.to_string(),
+        })?;
+        write_atomically(&self.path, &bytes).map_err(|(action, source)| CheckpointError::Io {
+            path: self.path.clone(),
+            action,
+            source,
+        })
+    }
+}
+
+/// Writes `bytes` to `path` so that a crash leaves either the old file or the new
+/// one: a temporary file beside it (mode 0600), fsync, rename, fsync of the
+/// directory. On error, says which step failed.
+pub(crate) fn write_atomically(
+    path: &Path,
+    bytes: &[u8],
+) -> Result<(), (&'static str, std::io::Error)> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    let temp = dir.join(format!(".{name}.tmp"));
+    let mut options = OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let mut file = options.open(&temp).map_err(|e| ("create", e))?;
+    file.write_all(bytes).map_err(|e| ("write", e))?;
+    file.sync_all().map_err(|e| ("fsync", e))?;
+    drop(file);
+    fs::rename(&temp, path).map_err(|e| ("rename", e))?;
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| ("fsync directory", e))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_file_is_empty_checkpoint_and_save_round_trips() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = CheckpointStore::open(&dir.path().join("state"), "SessionData").expect("open");
+        assert_eq!(store.load().expect("load"), Checkpoint::default());
+        let checkpoint = Checkpoint {
+            sequence_number: Some("000000000000000000007".into()),
+            in_flight: Some(InFlight {
+                first: "000000000000000000008".into(),
+                last: "000000000000000000009".into(),
+            }),
+        };
+        store.save(&checkpoint).expect("save");
+        assert_eq!(store.load().expect("load"), checkpoint);
+        let reopened =
+            CheckpointStore::open(&dir.path().join("state"), "SessionData").expect("open");
+        assert_eq!(reopened.load().expect("load"), checkpoint);
+    }
+
+    #[test]
+    fn corrupt_file_is_reported_with_its_path() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = CheckpointStore::open(dir.path(), "t").expect("open");
+        fs::write(store.path(), b"{not json").expect("write");
+        let err = store.load().expect_err("corrupt");
+        assert!(matches!(err, CheckpointError::Corrupt { .. }));
+        assert!(err.to_string().contains("t.checkpoint.json"), "{err}");
+    }
+
+    #[test]
+    fn source_id_cannot_escape_the_directory() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = CheckpointStore::open(dir.path(), "../evil/x").expect("open");
+        assert_eq!(store.path().parent(), Some(dir.path()));
+    }
+}

@@ -1,0 +1,208 @@
+//! The `ttlstream` command line. The binary is `fn main() { ttlstream::cli::main() }`.
+//!
+//! Exit codes: 0 success; 1 a runtime failure (I/O, engine, sink); 2 bad input
+//! (usage, an invalid config, pattern or event file).
+
+mod filter;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use tracing_subscriber::EnvFilter;
+
+use crate::config::Config;
+use crate::demo::{self, DemoOptions};
+use crate::error::PipelineError;
+use crate::pipeline::Pipeline;
+
+/// An event-driven stream processor for TTL deletions.
+#[derive(Debug, Parser)]
+#[command(name = "ttlstream", version, about, long_about = None)]
+pub struct Cli {
+    /// Log filter (tracing `EnvFilter` syntax, e.g. `info`, `ttlstream=debug`).
+    /// Logs go to stderr. Default: `RUST_LOG`, else `info` for `run`, `error` for `demo`, `warn` otherwise.
+    #[arg(long, global = true, env = "TTLSTREAM_LOG")]
+    pub log: Option<String>,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// The main job end to end on the bundled engine: the guide's SessionData
+    /// table, TTL deletions archived, metric and alarm, with an accelerated clock.
+    Demo {
+        /// Working directory for the engine data, checkpoint and config files;
+        /// must be empty or missing. Default: a new directory under the system
+        /// temporary directory.
+        #[arg(long)]
+        data_dir: Option<PathBuf>,
+        /// Archive directory. Default: `archive` beside the data.
+        #[arg(long)]
+        archive_dir: Option<PathBuf>,
+        /// Generated sessions written besides the five seed items.
+        #[arg(long, default_value_t = 10_000)]
+        items: u64,
+        /// Simulated seconds per real second.
+        #[arg(long, default_value_t = 1_440.0)]
+        speed: f64,
+        /// TimeToLiveDeletedItemCount period in seconds (must divide 3600).
+        #[arg(long, default_value_t = 600)]
+        period_secs: u64,
+    },
+    /// The sidecar: read the source, route, deliver, checkpoint, until SIGTERM/SIGINT.
+    Run {
+        /// The TOML config file.
+        #[arg(long)]
+        config: PathBuf,
+    },
+    /// Event-pattern tools.
+    Filter {
+        /// What to do with patterns.
+        #[command(subcommand)]
+        command: filter::FilterCommand,
+    },
+}
+
+/// Parses the process arguments and runs the command.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let default_level = match cli.command {
+        Command::Run { .. } => "info",
+        // The demo prints its own summary, transitions included.
+        Command::Demo { .. } => "error",
+        Command::Filter { .. } => "warn",
+    };
+    let filter = cli
+        .log
+        .as_deref()
+        .map(EnvFilter::new)
+        .or_else(|| EnvFilter::try_from_default_env().ok())
+        .unwrap_or_else(|| EnvFilter::new(default_level));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
+
+    match cli.command {
+        Command::Filter { command } => filter::run(command),
+        Command::Demo {
+            data_dir,
+            archive_dir,
+            items,
+            speed,
+            period_secs,
+        } => {
+            if period_secs == 0 || 3600 % period_secs != 0 {
+                eprintln!(
+                    "error: --period-secs {period_secs} must divide 3600 (the alarm's Period)"
+                );
+                return ExitCode::from(2);
+            }
+            if !(speed.is_finite() && speed > 0.0) {
+                eprintln!("error: --speed must be a positive number");
+                return ExitCode::from(2);
+            }
+            let work_dir = data_dir.unwrap_or_else(|| {
+                let stamp = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map(|d| d.as_millis())
+                    .unwrap_or_default();
+                std::env::temp_dir().join(format!("ttlstream-demo-{}-{stamp}", std::process::id()))
+            });
+            let archive_dir = archive_dir.unwrap_or_else(|| work_dir.join("archive"));
+            let options = DemoOptions {
+                work_dir,
+                archive_dir,
+                items,
+                speed,
+                period_secs,
+            };
+            block_on(async {
+                match demo::run(&options).await {
+                    Ok(summary) => {
+                        print!("{summary}");
+                        if summary.is_complete() {
+                            ExitCode::SUCCESS
+                        } else {
+                            ExitCode::FAILURE
+                        }
+                    }
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        ExitCode::FAILURE
+                    }
+                }
+            })
+        }
+        Command::Run { config } => {
+            let config = match Config::load(&config) {
+                Ok(config) => config,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            block_on(async {
+                match run_sidecar(&config).await {
+                    Ok(()) => ExitCode::SUCCESS,
+                    Err(e @ PipelineError::Config(_)) => {
+                        eprintln!("error: {e}");
+                        ExitCode::from(2)
+                    }
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        ExitCode::FAILURE
+                    }
+                }
+            })
+        }
+    }
+}
+
+async fn run_sidecar(config: &Config) -> Result<(), PipelineError> {
+    let mut pipeline = Pipeline::build(config)?;
+    tracing::info!(checkpoint = ?pipeline.checkpoint(), "sidecar started");
+    let stats = pipeline.run(shutdown_signal()).await?;
+    tracing::info!(?stats, "sidecar stopped");
+    Ok(())
+}
+
+/// Completes on SIGTERM or SIGINT.
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = tokio::signal::ctrl_c() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+fn block_on<F: std::future::Future<Output = ExitCode>>(future: F) -> ExitCode {
+    match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime.block_on(future),
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,318 @@
+//! The sidecar's configuration file (TOML): source, routes, sinks, metrics, alarms.
+//!
+//! Every table rejects unknown keys, so a typo is an error that names the key and
+//! the file. Paths inside the file (filter files, alarm files, directories) are
+//! resolved relative to the directory that holds the config file.
+//!
+//! ```toml
+//! [source.engine]
+//! data_dir = "data"              # the bundled engine's data directory
+//! table = "SessionData"
+//!
+//! [checkpoint]
+//! dir = "state"
+//!
+//! [[routes]]
+//! name = "ttl-archive"
+//! filter = "filters/ttl-system-deletes.json"
+//! sinks = ["archive"]
+//!
+//! [sinks.archive.file]
+//! path = "archive"
+//!
+//! [metrics]
+//! period_secs = 60
+//!
+//! [[alarms]]
+//! file = "alarms/ttl-deletion-anomaly.json"
+//! ```
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::error::ConfigError;
+use crate::sinks::file::FileSinkConfig;
+use crate::sources::engine::EngineSourceConfig;
+
+/// The whole configuration file.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// Where change records come from.
+    pub source: SourceConfig,
+    /// Where the source's position is persisted.
+    pub checkpoint: CheckpointConfig,
+    /// Which records go to which sinks; a record may match several routes.
+    #[serde(default)]
+    pub routes: Vec<RouteConfig>,
+    /// Named sinks that routes refer to.
+    #[serde(default)]
+    pub sinks: BTreeMap<String, SinkConfig>,
+    /// `TimeToLiveDeletedItemCount` and the processor's own metrics.
+    #[serde(default)]
+    pub metrics: MetricsConfig,
+    /// Alarm definition files (PutMetricAlarm JSON).
+    #[serde(default)]
+    pub alarms: Vec<AlarmConfig>,
+    /// Batching of source reads.
+    #[serde(default)]
+    pub batch: BatchConfig,
+    /// Retries of failed sink writes.
+    #[serde(default)]
+    pub retry: crate::delivery::RetryConfig,
+}
+
+/// One source; exactly one of the tables must be present.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "snake_case")]
+pub enum SourceConfig {
+    /// The bundled engine, opened in this process (`[source.engine]`).
+    Engine(EngineSourceConfig),
+}
+
+/// Where the checkpoint lives.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckpointConfig {
+    /// Directory for checkpoint files (created if missing). One file per source
+    /// (`<table>.checkpoint.json`).
+    pub dir: PathBuf,
+}
+
+/// A route: records that match `filter` are written to every sink in `sinks`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RouteConfig {
+    /// Route name, used in logs and metrics.
+    pub name: String,
+    /// A filter file: a bare event pattern or Lambda `FilterCriteria` JSON
+    /// (`{"Filters":[{"Pattern":"..."}]}`). Omit to route every record.
+    #[serde(default)]
+    pub filter: Option<PathBuf>,
+    /// Names of sinks under `[sinks.<name>]`.
+    pub sinks: Vec<String>,
+}
+
+/// One sink; exactly one of the tables must be present.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "snake_case")]
+pub enum SinkConfig {
+    /// NDJSON files on local disk (`[sinks.<name>.file]`).
+    File(FileSinkConfig),
+}
+
+/// Metric settings.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MetricsConfig {
+    /// Length of one metric period in seconds. Default 60 (CloudWatch's
+    /// standard resolution). Alarm periods must be multiples of it.
+    #[serde(default = "default_period_secs")]
+    pub period_secs: u64,
+}
+
+impl Default for MetricsConfig {
+    fn default() -> Self {
+        Self {
+            period_secs: default_period_secs(),
+        }
+    }
+}
+
+fn default_period_secs() -> u64 {
+    60
+}
+
+/// One alarm.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AlarmConfig {
+    /// An alarm definition in PutMetricAlarm's JSON shape.
+    pub file: PathBuf,
+}
+
+/// How many records one source read may return.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BatchConfig {
+    /// Maximum records per batch. Default 1000 (GetRecords' maximum). At least 1.
+    #[serde(default = "default_max_records")]
+    pub max_records: usize,
+    /// Milliseconds to wait before polling again when the source had nothing new.
+    /// Default 200.
+    #[serde(default = "default_poll_interval_millis")]
+    pub poll_interval_millis: u64,
+}
+
+impl Default for BatchConfig {
+    fn default() -> Self {
+        Self {
+            max_records: default_max_records(),
+            poll_interval_millis: default_poll_interval_millis(),
+        }
+    }
+}
+
+fn default_max_records() -> usize {
+    1000
+}
+
+fn default_poll_interval_millis() -> u64 {
+    200
+}
+
+impl Config {
+    /// Reads and validates a config file; relative paths inside it are resolved
+    /// against the file's directory.
+    ///
+    /// # Errors
+    /// [`ConfigError::Read`] when the file cannot be read, [`ConfigError::Parse`]
+    /// for TOML errors and unknown keys (with line and column), and
+    /// [`ConfigError::Invalid`] for values that parse but make no sense (a route
+    /// naming a missing sink, a zero period).
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let mut config = Self::parse(&text, path)?;
+        let base = path.parent().unwrap_or(Path::new("."));
+        config.resolve_paths(base);
+        Ok(config)
+    }
+
+    /// Parses and validates config text; `origin` names the file in errors.
+    /// Paths are left as written.
+    ///
+    /// # Errors
+    /// As [`Config::load`], except `Read`.
+    pub fn parse(text: &str, origin: &Path) -> Result<Config, ConfigError> {
+        let config: Config = toml::from_str(text).map_err(|e| ConfigError::Parse {
+            path: origin.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        config.validate(origin)?;
+        Ok(config)
+    }
+
+    fn validate(&self, origin: &Path) -> Result<(), ConfigError> {
+        let invalid = |message: String| ConfigError::Invalid {
+            path: origin.to_path_buf(),
+            message,
+        };
+        if self.metrics.period_secs == 0 {
+            return Err(invalid("metrics.period_secs: must be at least 1".into()));
+        }
+        if self.batch.max_records == 0 {
+            return Err(invalid("batch.max_records: must be at least 1".into()));
+        }
+        for (i, route) in self.routes.iter().enumerate() {
+            if route.sinks.is_empty() {
+                return Err(invalid(format!(
+                    "routes[{i}] ({}): sinks: at least one sink is needed",
+                    route.name
+                )));
+            }
+            for sink in &route.sinks {
+                if !self.sinks.contains_key(sink) {
+                    return Err(invalid(format!(
+                        "routes[{i}] ({}): sinks: no sink named `{sink}` (defined: {})",
+                        route.name,
+                        self.sinks.keys().cloned().collect::<Vec<_>>().join(", ")
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn resolve_paths(&mut self, base: &Path) {
+        let join = |p: &mut PathBuf| {
+            if p.is_relative() {
+                *p = base.join(&*p);
+            }
+        };
+        match &mut self.source {
+            SourceConfig::Engine(engine) => join(&mut engine.data_dir),
+        }
+        join(&mut self.checkpoint.dir);
+        for route in &mut self.routes {
+            if let Some(filter) = &mut route.filter {
+                join(filter);
+            }
+        }
+        for sink in self.sinks.values_mut() {
+            match sink {
+                SinkConfig::File(file) => join(&mut file.path),
+            }
+        }
+        for alarm in &mut self.alarms {
+            join(&mut alarm.file);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINIMAL: &str = r#"
+[source.engine]
+data_dir = "data"
+table = "SessionData"
+
+[checkpoint]
+dir = "state"
+
+[[routes]]
+name = "ttl"
+filter = "f.json"
+sinks = ["archive"]
+
+[sinks.archive.file]
+path = "archive"
+"#;
+
+    #[test]
+    fn minimal_config_parses_with_defaults() {
+        let config = Config::parse(MINIMAL, Path::new("c.toml")).expect("valid");
+        assert_eq!(config.metrics.period_secs, 60);
+        assert_eq!(config.batch.max_records, 1000);
+        assert_eq!(config.routes[0].sinks, vec!["archive".to_string()]);
+    }
+
+    #[test]
+    fn unknown_key_names_key_and_file() {
+        let text = MINIMAL.replace("[checkpoint]", "[checkpoint]\ndirr = \"x\"");
+        let err = Config::parse(&text, Path::new("conf/ttl.toml")).expect_err("typo");
+        let message = err.to_string();
+        assert!(message.contains("conf/ttl.toml"), "{message}");
+        assert!(message.contains("dirr"), "{message}");
+    }
+
+    #[test]
+    fn unknown_sink_kind_is_an_error() {
+        let text = MINIMAL.replace("[sinks.archive.file]", "[sinks.archive.ftp]");
+        let err = Config::parse(&text, Path::new("c.toml")).expect_err("unknown variant");
+        assert!(err.to_string().contains("ftp"), "{err}");
+    }
+
+    #[test]
+    fn route_to_missing_sink_is_an_error() {
+        let text = MINIMAL.replace("sinks = [\"archive\"]", "sinks = [\"archiv\"]");
+        let err = Config::parse(&text, Path::new("c.toml")).expect_err("missing sink");
+        assert!(err.to_string().contains("no sink named `archiv`"), "{err}");
+    }
+
+    #[test]
+    fn relative_paths_resolve_against_the_config_directory() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("ttl.toml");
+        std::fs::write(&path, MINIMAL).expect("write");
+        let config = Config::load(&path).expect("load");
+        assert_eq!(config.checkpoint.dir, dir.path().join("state"));
+        assert_eq!(config.routes[0].filter, Some(dir.path().join("f.json")));
+    }
+}

@@ -1,0 +1,299 @@
+//! `ttlstream demo`: the main job end to end on the bundled engine, with no AWS
+//! and no set-up.
+//!
+//! It creates the guide's `SessionData` table (partition key `UserName`, sort key
+//! `SessionId`, TTL attribute `ExpirationTime`, stream `OLD_IMAGE`), writes the
+//! five seed items and `items` generated sessions with the clock held at
+//! 2019-10-23 08:46 UTC, reopens the engine with an accelerated clock, lets the
+//! sweeper expire everything, and archives every TTL deletion through
+//! `deploy/filters/ttl-system-deletes.json` into NDJSON files, while counting
+//! `TimeToLiveDeletedItemCount` and evaluating the seed's anomaly alarm
+//! (`deploy/alarms/ttl-deletion-anomaly.json`).
+
+pub mod items;
+mod summary;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use ttlstream_engine::{
+    AcceleratedClock, Clock, Engine, EngineOptions, KeyAttribute, ManualClock, ScalarAttributeType,
+    StreamViewType, SweeperOptions, TableDefinition, TimeToLiveSpecification,
+};
+
+pub use summary::{ArchiveCheck, DemoSummary, check_archive};
+
+use crate::alarm::AlarmDefinition;
+use crate::config::{
+    AlarmConfig, BatchConfig, CheckpointConfig, Config, MetricsConfig, RouteConfig, SinkConfig,
+    SourceConfig,
+};
+use crate::error::PipelineError;
+use crate::pipeline::Pipeline;
+use crate::sinks::file::FileSinkConfig;
+use crate::sources::StartingPosition;
+use crate::sources::engine::EngineSourceConfig;
+
+/// The demo's table name, from the guide.
+pub const TABLE: &str = "SessionData";
+/// The filter file the demo archives through (Lambda `FilterCriteria` form).
+pub const TTL_FILTER: &str = include_str!("../../../deploy/filters/ttl-system-deletes.json");
+/// The seed's anomaly alarm.
+pub const ANOMALY_ALARM: &str = include_str!("../../../deploy/alarms/ttl-deletion-anomaly.json");
+
+/// What the demo does.
+#[derive(Clone, Debug)]
+pub struct DemoOptions {
+    /// Working directory: `data/` (engine), `state/` (checkpoint), `config/`
+    /// (the filter and alarm files used). Must be empty or missing.
+    pub work_dir: PathBuf,
+    /// Where the archive is written (`<archive_dir>/SessionData/*.ndjson`).
+    pub archive_dir: PathBuf,
+    /// Generated sessions besides the five seed items.
+    pub items: u64,
+    /// Simulated seconds per real second.
+    pub speed: f64,
+    /// `TimeToLiveDeletedItemCount` period in seconds (a divisor of 3600).
+    pub period_secs: u64,
+}
+
+/// Why the demo stopped.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DemoError {
+    /// The working directory holds files from something else.
+    #[error("{path} is not empty: the demo needs a fresh directory (remove it or choose another)")]
+    NotEmpty {
+        /// The directory.
+        path: PathBuf,
+    },
+    /// A file could not be written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The engine refused an operation.
+    #[error("engine: {0}")]
+    Engine(String),
+    /// The pipeline failed.
+    #[error(transparent)]
+    Pipeline(#[from] PipelineError),
+}
+
+fn engine_error(e: impl std::fmt::Display) -> DemoError {
+    DemoError::Engine(e.to_string())
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> DemoError + '_ {
+    move |source| DemoError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Runs the demo to the end and returns what happened.
+///
+/// # Errors
+/// [`DemoError`]: a non-empty working directory, an engine or pipeline failure.
+pub async fn run(options: &DemoOptions) -> Result<DemoSummary, DemoError> {
+    let data_dir = options.work_dir.join("data");
+    if std::fs::read_dir(&options.work_dir).is_ok_and(|mut entries| entries.next().is_some()) {
+        return Err(DemoError::NotEmpty {
+            path: options.work_dir.clone(),
+        });
+    }
+    let config_dir = options.work_dir.join("config");
+    std::fs::create_dir_all(&config_dir).map_err(io(&config_dir))?;
+    let filter_path = config_dir.join("ttl-system-deletes.json");
+    std::fs::write(&filter_path, TTL_FILTER).map_err(io(&filter_path))?;
+    let alarm_path = config_dir.join("ttl-deletion-anomaly.json");
+    std::fs::write(&alarm_path, ANOMALY_ALARM).map_err(io(&alarm_path))?;
+
+    // 1. Load the table with the clock held at the seed's CreationTime.
+    let start_millis = items::SEED_CREATION_TIME_SECS * 1000;
+    let item_count = options.items + items::SEED_SESSIONS.len() as u64;
+    let write_elapsed = {
+        let engine = Engine::open(
+            &data_dir,
+            EngineOptions {
+                clock: Arc::new(ManualClock::new(start_millis)),
+            },
+        )
+        .map_err(engine_error)?;
+        create_table(&engine)?;
+        let started = Instant::now();
+        engine
+            .put_items(TABLE, items::seed_items())
+            .map_err(engine_error)?;
+        let mut next = 0;
+        while next < options.items {
+            let end = (next + 10_000).min(options.items);
+            let chunk = (next..end)
+                .map(|i| items::generated_item(i, options.items))
+                .collect();
+            engine.put_items(TABLE, chunk).map_err(engine_error)?;
+            next = end;
+        }
+        engine.persist().map_err(engine_error)?;
+        started.elapsed()
+    };
+
+    // 2. Reopen with the accelerated clock; sweep and archive until the alarm has
+    //    seen two quiet hours after the last expiry.
+    let clock = Arc::new(AcceleratedClock::new(start_millis, options.speed));
+    let engine = Engine::open(
+        &data_dir,
+        EngineOptions {
+            clock: clock.clone(),
+        },
+    )
+    .map_err(engine_error)?;
+    let config = demo_config(options, &data_dir, &filter_path, &alarm_path);
+    let alarm = AlarmDefinition::load(&alarm_path).map_err(PipelineError::from)?;
+    let alarm_period = i64::try_from(alarm.period).unwrap_or(3600);
+    let quiet_periods = alarm.evaluation_periods as i64;
+    // Set once every item is deleted and archived: the end of the alarm period
+    // holding that moment, plus N quiet periods for the alarm to see silence.
+    let mut end_secs: Option<i64> = None;
+
+    let mut pipeline = Pipeline::build_with_engine(&config, engine.clone())?;
+    let sweeper = engine.start_sweeper(SweeperOptions {
+        interval: Duration::from_millis(10),
+        ..Default::default()
+    });
+    let run_started = Instant::now();
+    let mut archive_busy = Duration::ZERO;
+    let mut sweep_window: Option<(Instant, Instant)> = None;
+    let mut last_deleted = 0;
+    let mut datapoints = Vec::new();
+    let mut transitions = Vec::new();
+    loop {
+        let step_started = Instant::now();
+        let report = pipeline.step().await?;
+        if report.records > 0 {
+            archive_busy += step_started.elapsed();
+        }
+        datapoints.extend(report.datapoints);
+        transitions.extend(report.transitions);
+        let deleted = sweeper.deleted_total();
+        if deleted > last_deleted {
+            let now = Instant::now();
+            sweep_window = Some((sweep_window.map_or(run_started, |(first, _)| first), now));
+            last_deleted = deleted;
+        }
+        let caught_up = report.records == 0;
+        let now_millis = clock.now_millis();
+        if end_secs.is_none() && caught_up && deleted >= item_count {
+            let done_secs = now_millis
+                .div_euclid(1000)
+                .max(items::SEED_EXPIRATION_TIME_SECS);
+            end_secs = Some((done_secs / alarm_period + 1 + quiet_periods) * alarm_period);
+        }
+        if caught_up && end_secs.is_some_and(|end| now_millis >= end * 1000) {
+            break;
+        }
+        if caught_up {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+    sweeper.stop();
+    let end_secs = end_secs.unwrap_or(items::SEED_EXPIRATION_TIME_SECS);
+    let closing = pipeline.close_periods_through(end_secs * 1000);
+    datapoints.extend(closing.datapoints);
+    transitions.extend(closing.transitions);
+    let remaining = engine.scan(TABLE).map_err(engine_error)?.len() as u64;
+    engine.persist().map_err(engine_error)?;
+
+    let archive_table_dir = options.archive_dir.join(TABLE);
+    let archive = check_archive(&archive_table_dir).map_err(io(&archive_table_dir))?;
+    let stats = pipeline.stats();
+    let mut by_period: BTreeMap<i64, f64> = BTreeMap::new();
+    for point in datapoints.iter().filter(|p| p.period_start_secs < end_secs) {
+        *by_period.entry(point.period_start_secs).or_default() += point.value;
+    }
+    Ok(DemoSummary {
+        items_written: item_count,
+        write_elapsed,
+        ttl_deletions: last_deleted,
+        sweep_elapsed: sweep_window.map_or(Duration::ZERO, |(first, last)| last - first),
+        records_read: stats.records_read,
+        archived: stats.records_delivered,
+        archive_busy,
+        remaining_items: remaining,
+        period_secs: options.period_secs,
+        datapoints: by_period.into_iter().collect(),
+        alarm,
+        transitions,
+        archive,
+        archive_dir: archive_table_dir,
+        speed: options.speed,
+        start_secs: items::SEED_CREATION_TIME_SECS,
+        end_secs,
+    })
+}
+
+fn create_table(engine: &Engine) -> Result<(), DemoError> {
+    engine
+        .create_table(TableDefinition {
+            table_name: TABLE.to_string(),
+            partition_key: KeyAttribute {
+                attribute_name: "UserName".to_string(),
+                attribute_type: ScalarAttributeType::S,
+            },
+            sort_key: Some(KeyAttribute {
+                attribute_name: "SessionId".to_string(),
+                attribute_type: ScalarAttributeType::S,
+            }),
+            stream_view_type: Some(StreamViewType::OldImage),
+        })
+        .map_err(engine_error)?;
+    engine
+        .update_time_to_live(
+            TABLE,
+            TimeToLiveSpecification {
+                attribute_name: "ExpirationTime".to_string(),
+                enabled: true,
+            },
+        )
+        .map_err(engine_error)
+}
+
+/// The pipeline config the demo runs: the same structure `ttlstream run` reads.
+fn demo_config(options: &DemoOptions, data_dir: &Path, filter: &Path, alarm: &Path) -> Config {
+    Config {
+        source: SourceConfig::Engine(EngineSourceConfig {
+            data_dir: data_dir.to_path_buf(),
+            table: TABLE.to_string(),
+            starting_position: StartingPosition::TrimHorizon,
+            region: "local".to_string(),
+            sweep_interval_millis: 0,
+        }),
+        checkpoint: CheckpointConfig {
+            dir: options.work_dir.join("state"),
+        },
+        routes: vec![RouteConfig {
+            name: "ttl-archive".to_string(),
+            filter: Some(filter.to_path_buf()),
+            sinks: vec!["archive".to_string()],
+        }],
+        sinks: BTreeMap::from([(
+            "archive".to_string(),
+            SinkConfig::File(FileSinkConfig {
+                path: options.archive_dir.clone(),
+            }),
+        )]),
+        metrics: MetricsConfig {
+            period_secs: options.period_secs,
+        },
+        alarms: vec![AlarmConfig {
+            file: alarm.to_path_buf(),
+        }],
+        batch: BatchConfig::default(),
+        retry: Default::default(),
+    }
+}

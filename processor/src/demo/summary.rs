@@ -1,0 +1,223 @@
+//! What the demo prints: counts, rates, the metric, alarm transitions, and a
+//! check of the archive it wrote.
+
+use std::collections::HashSet;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use chrono::DateTime;
+
+use crate::alarm::{AlarmDefinition, AlarmTransition};
+
+/// What the archive directory holds, read back from disk.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ArchiveCheck {
+    /// `.ndjson` files.
+    pub files: usize,
+    /// Records (lines).
+    pub records: u64,
+    /// Distinct `dynamodb.SequenceNumber` values among them.
+    pub distinct_sequence_numbers: u64,
+    /// Total size of the files, bytes.
+    pub bytes: u64,
+    /// The archived record of the guide's `user1`, pretty-printed, if present.
+    pub sample: Option<String>,
+}
+
+/// Reads every `.ndjson` file in `dir` and counts records and distinct sequence
+/// numbers. Lines that are not JSON count as records without a sequence number.
+///
+/// # Errors
+/// An I/O error reading the directory or a file.
+pub fn check_archive(dir: &Path) -> std::io::Result<ArchiveCheck> {
+    let mut check = ArchiveCheck::default();
+    let mut sequences = HashSet::new();
+    let mut names: Vec<PathBuf> = match std::fs::read_dir(dir) {
+        Ok(entries) => entries
+            .map(|e| e.map(|e| e.path()))
+            .collect::<Result<_, _>>()?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(e),
+    };
+    names.retain(|p| p.extension().is_some_and(|e| e == "ndjson"));
+    names.sort();
+    for path in names {
+        let text = std::fs::read_to_string(&path)?;
+        check.files += 1;
+        check.bytes += text.len() as u64;
+        for line in text.lines() {
+            check.records += 1;
+            let Ok(record) = serde_json::from_str::<serde_json::Value>(line) else {
+                continue;
+            };
+            if let Some(sequence) = record["dynamodb"]["SequenceNumber"].as_str() {
+                sequences.insert(sequence.to_string());
+            }
+            if check.sample.is_none() && record["dynamodb"]["Keys"]["UserName"]["S"] == "user1" {
+                check.sample = serde_json::to_string_pretty(&record).ok();
+            }
+        }
+    }
+    check.distinct_sequence_numbers = sequences.len() as u64;
+    Ok(check)
+}
+
+/// Everything the demo reports.
+#[derive(Clone, Debug)]
+pub struct DemoSummary {
+    /// Items written (seed + generated).
+    pub items_written: u64,
+    /// Wall time of the writes.
+    pub write_elapsed: Duration,
+    /// Items the sweeper deleted.
+    pub ttl_deletions: u64,
+    /// Wall time from the start of the run to the sweeper's last deletion.
+    pub sweep_elapsed: Duration,
+    /// Stream records the pipeline read (inserts and deletions).
+    pub records_read: u64,
+    /// Records the archive sink acknowledged.
+    pub archived: u64,
+    /// Wall time the pipeline spent on non-empty batches.
+    pub archive_busy: Duration,
+    /// Items still in the table at the end.
+    pub remaining_items: u64,
+    /// Metric period, seconds.
+    pub period_secs: u64,
+    /// `TimeToLiveDeletedItemCount` per period: (period start epoch secs, Sum).
+    pub datapoints: Vec<(i64, f64)>,
+    /// The alarm evaluated.
+    pub alarm: AlarmDefinition,
+    /// Its state changes.
+    pub transitions: Vec<AlarmTransition>,
+    /// The archive, read back.
+    pub archive: ArchiveCheck,
+    /// The archive directory of the table.
+    pub archive_dir: PathBuf,
+    /// Clock speed (simulated seconds per real second).
+    pub speed: f64,
+    /// Simulated start, epoch seconds.
+    pub start_secs: i64,
+    /// Simulated end, epoch seconds.
+    pub end_secs: i64,
+}
+
+impl DemoSummary {
+    /// Whether the archive holds exactly the TTL deletions, each once, and the
+    /// table is empty.
+    pub fn is_complete(&self) -> bool {
+        self.remaining_items == 0
+            && self.ttl_deletions == self.items_written
+            && self.archive.records == self.ttl_deletions
+            && self.archive.distinct_sequence_numbers == self.archive.records
+    }
+}
+
+fn iso(secs: i64) -> String {
+    DateTime::from_timestamp(secs, 0).map_or_else(
+        || secs.to_string(),
+        |t| t.format("%Y-%m-%dT%H:%M:%SZ").to_string(),
+    )
+}
+
+fn rate(count: u64, elapsed: Duration) -> String {
+    let secs = elapsed.as_secs_f64();
+    if secs <= 0.0 {
+        return "-".to_string();
+    }
+    format!("{:.0} items/s", count as f64 / secs)
+}
+
+impl fmt::Display for DemoSummary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "ttlstream demo: table SessionData (UserName, SessionId), TTL attribute ExpirationTime, stream OLD_IMAGE"
+        )?;
+        writeln!(
+            f,
+            "clock: {} -> {}, accelerated x{}",
+            iso(self.start_secs),
+            iso(self.end_secs),
+            self.speed
+        )?;
+        writeln!(f)?;
+        writeln!(
+            f,
+            "  written       {:>10} items   {:>8.2} s   {}",
+            self.items_written,
+            self.write_elapsed.as_secs_f64(),
+            rate(self.items_written, self.write_elapsed)
+        )?;
+        writeln!(
+            f,
+            "  TTL deletions {:>10} items   {:>8.2} s   {} (paced by the clock while the sweeper keeps up)",
+            self.ttl_deletions,
+            self.sweep_elapsed.as_secs_f64(),
+            rate(self.ttl_deletions, self.sweep_elapsed)
+        )?;
+        writeln!(
+            f,
+            "  archived      {:>10} items   {:>8.2} s   {} (pipeline busy time; {} stream records read)",
+            self.archived,
+            self.archive_busy.as_secs_f64(),
+            rate(self.archived, self.archive_busy),
+            self.records_read
+        )?;
+        writeln!(f, "  left in table {:>10} items", self.remaining_items)?;
+        writeln!(f)?;
+        writeln!(
+            f,
+            "TimeToLiveDeletedItemCount (TableName=SessionData, Sum per {} s):",
+            self.period_secs
+        )?;
+        for (start, value) in &self.datapoints {
+            writeln!(f, "  {}  {:>10}", iso(*start), value)?;
+        }
+        writeln!(f)?;
+        let alarm = &self.alarm;
+        writeln!(
+            f,
+            "alarm {}: {:?} {:?} {} per {} s, {} of {} periods, TreatMissingData {:?}",
+            alarm.alarm_name,
+            alarm.statistic,
+            alarm.comparison_operator,
+            alarm.threshold,
+            alarm.period,
+            alarm.datapoints_to_alarm(),
+            alarm.evaluation_periods,
+            alarm.treat_missing_data
+        )?;
+        for t in &self.transitions {
+            let value = t
+                .value
+                .map_or_else(|| "missing".to_string(), |v| v.to_string());
+            writeln!(
+                f,
+                "  {}  {} -> {}  (period value {value})",
+                iso(t.at_secs),
+                t.from,
+                t.to
+            )?;
+        }
+        writeln!(f)?;
+        writeln!(
+            f,
+            "archive: {} ({} files, {} records, {} distinct SequenceNumbers, {} bytes) — {}",
+            self.archive_dir.display(),
+            self.archive.files,
+            self.archive.records,
+            self.archive.distinct_sequence_numbers,
+            self.archive.bytes,
+            if self.is_complete() {
+                "complete: every TTL deletion archived once"
+            } else {
+                "INCOMPLETE"
+            }
+        )?;
+        if let Some(sample) = &self.archive.sample {
+            writeln!(f, "sample archived record (user1):\n{sample}")?;
+        }
+        Ok(())
+    }
+}

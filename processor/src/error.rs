@@ -1,0 +1,148 @@
+//! Error types, one enum per operation family.
+
+use std::path::PathBuf;
+
+/// A configuration, filter or alarm file could not be loaded.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("{path}: cannot read: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The file is not valid TOML/JSON for its schema (unknown keys included).
+    #[error("{path}: {message}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong and where (line, column or JSON path).
+        message: String,
+    },
+    /// The file parses but a value is not acceptable.
+    #[error("{path}: {message}")]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong and where.
+        message: String,
+    },
+    /// A filter file holds an invalid pattern.
+    #[error("{path}: {source}")]
+    Filter {
+        /// The filter file.
+        path: PathBuf,
+        /// The pattern error, with its JSON path.
+        source: ttlstream_filters::PatternError,
+    },
+}
+
+/// Reading from a source failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SourceError {
+    /// The bundled engine could not be opened.
+    #[error("cannot open engine data directory {path}: {source}")]
+    Open {
+        /// The data directory.
+        path: PathBuf,
+        /// The engine's error.
+        source: Box<ttlstream_engine::OpenError>,
+    },
+    /// The engine's stream could not be read.
+    #[error("reading the stream of table {table}: {source}")]
+    Stream {
+        /// The table.
+        table: String,
+        /// The engine's error.
+        source: Box<ttlstream_engine::StreamError>,
+    },
+    /// A record could not be turned into the Lambda record shape.
+    #[error("record {sequence_number} of table {table}: {message}")]
+    Record {
+        /// The table.
+        table: String,
+        /// The record's `SequenceNumber`.
+        sequence_number: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl SourceError {
+    /// Whether trying the same read again may succeed.
+    pub fn is_retryable(&self) -> bool {
+        matches!(self, SourceError::Stream { .. })
+    }
+}
+
+/// A sink could not write a batch.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SinkError {
+    /// A local file operation failed.
+    #[error("sink {sink}: {action} {path}: {source}")]
+    Io {
+        /// The sink's name.
+        sink: String,
+        /// What was being done ("create", "write", "fsync", "rename").
+        action: &'static str,
+        /// The file or directory.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+}
+
+impl SinkError {
+    /// Whether writing the same batch again may succeed. Local I/O errors are
+    /// retried: a full disk or a transient permission problem may clear.
+    pub fn is_retryable(&self) -> bool {
+        matches!(self, SinkError::Io { .. })
+    }
+}
+
+/// The checkpoint could not be read or written.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CheckpointError {
+    /// A file operation failed.
+    #[error("checkpoint {path}: {action}: {source}")]
+    Io {
+        /// The checkpoint file or directory.
+        path: PathBuf,
+        /// What was being done.
+        action: &'static str,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The checkpoint file exists but is not valid.
+    #[error("checkpoint {path}: not a valid checkpoint: {message}")]
+    Corrupt {
+        /// The checkpoint file.
+        path: PathBuf,
+        /// The parse error.
+        message: String,
+    },
+}
+
+/// The pipeline stopped.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum PipelineError {
+    /// Configuration, filter or alarm file.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// The source failed.
+    #[error(transparent)]
+    Source(#[from] SourceError),
+    /// A sink failed after its retries; the checkpoint was not advanced.
+    #[error(transparent)]
+    Sink(#[from] SinkError),
+    /// The checkpoint could not be read or written.
+    #[error(transparent)]
+    Checkpoint(#[from] CheckpointError),
+}

@@ -1,0 +1,45 @@
+//! ttlstream: an event-driven stream processor for TTL deletions.
+//!
+//! Databases with TTL delete expired data in the background and report each
+//! deletion on their change stream as a *system* deletion. This crate reads such a
+//! stream, applies event-filter patterns written in the exact JSON language of
+//! Lambda `FilterCriteria`, routes matching records to archive sinks, counts
+//! `TimeToLiveDeletedItemCount` per table per period and evaluates
+//! low-deletion-rate alarms with CloudWatch's names.
+//!
+//! What it is not (yet): the DynamoDB Streams and Lambda sources, the S3 sink and
+//! CloudWatch publishing are separate issues; today the source is the bundled
+//! engine ([`ttlstream_engine`]) and the sink writes local NDJSON files.
+//!
+//! Delivery is at-least-once: a batch's checkpoint is committed only after every
+//! sink acknowledged it, and a batch in flight at a crash is replayed with the
+//! same `SequenceNumber` range, so file names repeat and nothing is duplicated.
+//!
+//! ```no_run
+//! # async fn example() -> Result<(), Box<dyn std::error::Error>> {
+//! use ttlstream::{Config, Pipeline};
+//!
+//! let config = Config::load(std::path::Path::new("ttlstream.toml"))?;
+//! let mut pipeline = Pipeline::build(&config)?;
+//! pipeline.run(async { let _ = tokio::signal::ctrl_c().await; }).await?;
+//! # Ok(()) }
+//! ```
+
+pub mod alarm;
+pub mod checkpoint;
+pub mod cli;
+pub mod config;
+pub mod delivery;
+pub mod demo;
+pub mod error;
+pub mod metrics;
+pub mod pipeline;
+pub mod record;
+pub mod router;
+pub mod sinks;
+pub mod sources;
+
+pub use config::Config;
+pub use error::{ConfigError, PipelineError};
+pub use pipeline::{Pipeline, StepReport};
+pub use record::Record;

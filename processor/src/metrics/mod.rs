@@ -1,0 +1,21 @@
+//! Metrics: `TimeToLiveDeletedItemCount` per table per period, and the pipeline's
+//! own counters.
+
+mod ttl_deleted;
+
+pub use ttl_deleted::{Datapoint, TIME_TO_LIVE_DELETED_ITEM_COUNT, TtlDeletionCounter};
+
+/// Counters of one pipeline since it started.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct PipelineStats {
+    /// Records read from the source.
+    pub records_read: u64,
+    /// Records that matched at least one route.
+    pub records_matched: u64,
+    /// Record deliveries acknowledged by sinks (a record sent to two sinks counts twice).
+    pub records_delivered: u64,
+    /// TTL deletions seen on the stream.
+    pub ttl_deletions: u64,
+    /// Batches whose checkpoint was committed.
+    pub batches_committed: u64,
+}

@@ -1,0 +1,168 @@
+//! `TimeToLiveDeletedItemCount`: how many items the TTL process deleted, per
+//! `TableName`, per period (unit Count, statistic Sum). Counted from the system
+//! deletions on the stream, by each record's `ApproximateCreationDateTime`.
+//!
+//! A period in which a table had no TTL deletion is published as an explicit 0:
+//! silence must be data an alarm can see. Source: DynamoDB Developer Guide,
+//! "DynamoDB Metrics and dimensions" (`TimeToLiveDeletedItemCount`).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+
+use crate::record::Record;
+
+/// The metric's name, as DynamoDB publishes it in `AWS/DynamoDB`.
+pub const TIME_TO_LIVE_DELETED_ITEM_COUNT: &str = "TimeToLiveDeletedItemCount";
+
+/// One closed period of one table.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Datapoint {
+    /// Always [`TIME_TO_LIVE_DELETED_ITEM_COUNT`].
+    pub metric_name: &'static str,
+    /// The `TableName` dimension.
+    pub table_name: String,
+    /// Start of the period, epoch seconds (a multiple of `period_secs`).
+    pub period_start_secs: i64,
+    /// Length of the period in seconds.
+    pub period_secs: u64,
+    /// Sum of TTL deletions in the period (Count).
+    pub value: f64,
+}
+
+/// Counts TTL deletions into periods and closes periods as time passes.
+#[derive(Clone, Debug)]
+pub struct TtlDeletionCounter {
+    period_secs: i64,
+    tables: BTreeSet<String>,
+    counts: BTreeMap<(i64, String), u64>,
+    /// Start of the oldest period not yet closed.
+    next_to_close: Option<i64>,
+}
+
+impl TtlDeletionCounter {
+    /// A counter with `period_secs`-long periods (at least 1) that publishes
+    /// explicit zeros for `tables`.
+    pub fn new(period_secs: u64, tables: impl IntoIterator<Item = String>) -> Self {
+        Self {
+            period_secs: i64::try_from(period_secs.max(1)).unwrap_or(i64::MAX),
+            tables: tables.into_iter().collect(),
+            counts: BTreeMap::new(),
+            next_to_close: None,
+        }
+    }
+
+    /// Length of a period in seconds.
+    pub fn period_secs(&self) -> u64 {
+        self.period_secs.unsigned_abs()
+    }
+
+    fn period_of(&self, millis: i64) -> i64 {
+        millis.div_euclid(1000).div_euclid(self.period_secs) * self.period_secs
+    }
+
+    /// Starts counting at the period holding `millis` (epoch ms), if not started.
+    pub fn start_at(&mut self, millis: i64) {
+        if self.next_to_close.is_none() {
+            self.next_to_close = Some(self.period_of(millis));
+        }
+    }
+
+    /// Counts `record` if it is a TTL deletion. A record older than the oldest
+    /// open period (it arrived after its period was published) is counted in the
+    /// oldest open period.
+    pub fn observe(&mut self, record: &Record) {
+        self.start_at(record.approximate_creation_millis);
+        if !record.is_ttl_deletion {
+            return;
+        }
+        self.tables.insert(record.table_name.clone());
+        let mut period = self.period_of(record.approximate_creation_millis);
+        if let Some(oldest) = self.next_to_close {
+            period = period.max(oldest);
+        }
+        *self
+            .counts
+            .entry((period, record.table_name.clone()))
+            .or_default() += 1;
+    }
+
+    /// Closes every period that ends at or before `watermark_millis` (epoch ms)
+    /// and returns its datapoints, oldest first, one per table per period.
+    pub fn close_through(&mut self, watermark_millis: i64) -> Vec<Datapoint> {
+        let Some(mut start) = self.next_to_close else {
+            return Vec::new();
+        };
+        let mut closed = Vec::new();
+        while (start + self.period_secs).saturating_mul(1000) <= watermark_millis {
+            for table in &self.tables {
+                let value = self.counts.remove(&(start, table.clone())).unwrap_or(0);
+                closed.push(Datapoint {
+                    metric_name: TIME_TO_LIVE_DELETED_ITEM_COUNT,
+                    table_name: table.clone(),
+                    period_start_secs: start,
+                    period_secs: self.period_secs(),
+                    value: value as f64,
+                });
+            }
+            start += self.period_secs;
+        }
+        self.next_to_close = Some(start);
+        closed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn deletion(table: &str, secs: i64, ttl: bool) -> Record {
+        Record {
+            table_name: table.into(),
+            sequence_number: "1".into(),
+            approximate_creation_millis: secs * 1000,
+            is_ttl_deletion: ttl,
+            keys: Default::default(),
+            json: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn counts_per_period_with_explicit_zeros() {
+        let mut counter = TtlDeletionCounter::new(60, ["A".to_string()]);
+        counter.start_at(0);
+        counter.observe(&deletion("A", 5, true));
+        counter.observe(&deletion("A", 59, true));
+        counter.observe(&deletion("A", 30, false));
+        counter.observe(&deletion("A", 125, true));
+        let points = counter.close_through(180_000);
+        let values: Vec<(i64, f64)> = points
+            .iter()
+            .map(|p| (p.period_start_secs, p.value))
+            .collect();
+        assert_eq!(values, vec![(0, 2.0), (60, 0.0), (120, 1.0)]);
+        assert!(
+            counter.close_through(200_000).is_empty(),
+            "period 180 still open"
+        );
+    }
+
+    #[test]
+    fn a_period_closes_only_when_it_has_ended() {
+        let mut counter = TtlDeletionCounter::new(60, ["A".to_string()]);
+        counter.start_at(0);
+        assert!(counter.close_through(59_999).is_empty());
+        assert_eq!(counter.close_through(60_000).len(), 1);
+    }
+
+    #[test]
+    fn late_record_counts_in_oldest_open_period() {
+        let mut counter = TtlDeletionCounter::new(60, ["A".to_string()]);
+        counter.start_at(0);
+        counter.close_through(120_000);
+        counter.observe(&deletion("A", 10, true));
+        let points = counter.close_through(180_000);
+        assert_eq!(points[0].period_start_secs, 120);
+        assert_eq!(points[0].value, 1.0);
+    }
+}

@@ -1,0 +1,342 @@
+//! The pipeline: source -> router -> sinks, then checkpoint, metrics and alarms.
+//!
+//! One [`Pipeline::step`] reads one batch, hands each sink the records its routes
+//! matched, waits for every sink to acknowledge, and only then commits the
+//! checkpoint (at-least-once). Before sinks see a batch its range is written into
+//! the checkpoint as in flight, so a crash replays exactly that range and sinks
+//! overwrite rather than duplicate.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use ttlstream_engine::{Clock, Engine};
+
+use crate::alarm::{AlarmDefinition, AlarmEvaluator, AlarmTransition};
+use crate::checkpoint::{Checkpoint, CheckpointStore, InFlight};
+use crate::config::{Config, SinkConfig, SourceConfig};
+use crate::delivery::{RetryConfig, deliver};
+use crate::error::{ConfigError, PipelineError, SourceError};
+use crate::metrics::{Datapoint, PipelineStats, TtlDeletionCounter};
+use crate::router::{Route, Router, load_filter_file};
+use crate::sinks::file::FileSink;
+use crate::sinks::{Sink, SinkBatch};
+use crate::sources::engine::EngineSource;
+use crate::sources::{ReadFrom, Source, StartingPosition};
+
+/// What one [`Pipeline::step`] did.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StepReport {
+    /// Records read (0: the source had nothing new).
+    pub records: usize,
+    /// Metric periods that closed during the step.
+    pub datapoints: Vec<Datapoint>,
+    /// Alarm state changes during the step.
+    pub transitions: Vec<AlarmTransition>,
+}
+
+/// A built pipeline, ready to run.
+pub struct Pipeline {
+    source: Box<dyn Source>,
+    router: Router,
+    sinks: Vec<Box<dyn Sink>>,
+    store: CheckpointStore,
+    checkpoint: Checkpoint,
+    starting_position: StartingPosition,
+    counter: TtlDeletionCounter,
+    alarms: Vec<AlarmEvaluator>,
+    clock: Arc<dyn Clock>,
+    max_records: usize,
+    poll_interval: Duration,
+    retry: RetryConfig,
+    stats: PipelineStats,
+}
+
+impl Pipeline {
+    /// Builds the pipeline a config describes, opening its source (for an
+    /// `engine` source: the data directory, with its sweeper).
+    ///
+    /// # Errors
+    /// [`PipelineError::Config`] for filter and alarm files,
+    /// [`PipelineError::Source`] when the source cannot be opened and
+    /// [`PipelineError::Checkpoint`] when the checkpoint cannot be read.
+    pub fn build(config: &Config) -> Result<Self, PipelineError> {
+        let SourceConfig::Engine(engine) = &config.source;
+        let source = EngineSource::open(engine)?;
+        Self::with_source(config, Box::new(source), engine.starting_position)
+    }
+
+    /// Builds the pipeline around an engine this process already has open (the
+    /// demo, tests). The config's source must be an `engine` source; its
+    /// `data_dir` is not opened again and no sweeper is started.
+    ///
+    /// # Errors
+    /// As [`Pipeline::build`].
+    pub fn build_with_engine(config: &Config, engine: Engine) -> Result<Self, PipelineError> {
+        let SourceConfig::Engine(engine_config) = &config.source;
+        let source = EngineSource::with_engine(engine, engine_config);
+        Self::with_source(config, Box::new(source), engine_config.starting_position)
+    }
+
+    /// Builds the pipeline around any source.
+    ///
+    /// # Errors
+    /// As [`Pipeline::build`].
+    pub fn with_source(
+        config: &Config,
+        source: Box<dyn Source>,
+        starting_position: StartingPosition,
+    ) -> Result<Self, PipelineError> {
+        let names: Vec<&String> = config.sinks.keys().collect();
+        let sinks: Vec<Box<dyn Sink>> = config
+            .sinks
+            .iter()
+            .map(|(name, sink)| match sink {
+                SinkConfig::File(file) => Box::new(FileSink::new(name, file)) as Box<dyn Sink>,
+            })
+            .collect();
+        let mut routes = Vec::new();
+        let mut filters = Vec::new();
+        for route in &config.routes {
+            routes.push(Route {
+                name: route.name.clone(),
+                sinks: route
+                    .sinks
+                    .iter()
+                    .filter_map(|s| names.iter().position(|n| *n == s))
+                    .collect(),
+            });
+            filters.push(route.filter.as_deref().map(load_filter_file).transpose()?);
+        }
+        let mut alarms = Vec::new();
+        for alarm in &config.alarms {
+            let definition = AlarmDefinition::load(&alarm.file)?;
+            if definition.period % config.metrics.period_secs != 0 {
+                return Err(ConfigError::Invalid {
+                    path: alarm.file.clone(),
+                    message: format!(
+                        "Period: {} s is not a multiple of the metric period ({} s, metrics.period_secs)",
+                        definition.period, config.metrics.period_secs
+                    ),
+                }
+                .into());
+            }
+            alarms.push(AlarmEvaluator::new(definition));
+        }
+        let store = CheckpointStore::open(&config.checkpoint.dir, source.id())?;
+        let checkpoint = store.load()?;
+        let counter = TtlDeletionCounter::new(config.metrics.period_secs, source.tables());
+        Ok(Self {
+            clock: source.clock(),
+            source,
+            router: Router::new(routes, filters),
+            sinks,
+            store,
+            checkpoint,
+            starting_position,
+            counter,
+            alarms,
+            max_records: config.batch.max_records,
+            poll_interval: Duration::from_millis(config.batch.poll_interval_millis),
+            retry: config.retry.clone(),
+            stats: PipelineStats::default(),
+        })
+    }
+
+    /// Counters since the pipeline was built.
+    pub fn stats(&self) -> PipelineStats {
+        self.stats
+    }
+
+    /// The committed checkpoint.
+    pub fn checkpoint(&self) -> &Checkpoint {
+        &self.checkpoint
+    }
+
+    /// The alarms and their current states.
+    pub fn alarms(&self) -> &[AlarmEvaluator] {
+        &self.alarms
+    }
+
+    /// The source (for its backlog and tables).
+    pub fn source(&self) -> &dyn Source {
+        self.source.as_ref()
+    }
+
+    /// Where the next read starts; resolves a `LATEST` start once and persists it.
+    async fn next_read(&mut self) -> Result<ReadFrom, PipelineError> {
+        if let Some(in_flight) = &self.checkpoint.in_flight {
+            return Ok(ReadFrom::Range {
+                first: in_flight.first.clone(),
+                last: in_flight.last.clone(),
+            });
+        }
+        if let Some(sequence) = &self.checkpoint.sequence_number {
+            return Ok(ReadFrom::After(sequence.clone()));
+        }
+        if self.starting_position == StartingPosition::Latest
+            && let Some(latest) = self.source.latest().await?
+        {
+            self.checkpoint.sequence_number = Some(latest.clone());
+            self.store.save(&self.checkpoint)?;
+            return Ok(ReadFrom::After(latest));
+        }
+        Ok(ReadFrom::TrimHorizon)
+    }
+
+    /// Reads, routes and delivers one batch, then commits its checkpoint and
+    /// closes the metric periods that are over.
+    ///
+    /// # Errors
+    /// A source, sink or checkpoint error. The checkpoint is then not advanced:
+    /// the next step (or the next process) replays the batch.
+    pub async fn step(&mut self) -> Result<StepReport, PipelineError> {
+        let from = self.next_read().await?;
+        let records = self.source.read(&from, self.max_records).await?;
+        let Some((first, last)) = records.first().zip(records.last()) else {
+            // Periods start at the first record's time, or now if the stream is quiet.
+            self.counter.start_at(self.clock.now_millis());
+            if self.checkpoint.in_flight.take().is_some() {
+                // The in-flight range no longer exists in the stream (trimmed).
+                self.store.save(&self.checkpoint)?;
+            }
+            return Ok(self.close_periods(self.clock.now_millis()));
+        };
+        let (first, last) = (first.sequence_number.clone(), last.sequence_number.clone());
+        if !matches!(from, ReadFrom::Range { .. }) {
+            self.checkpoint.in_flight = Some(InFlight {
+                first: first.clone(),
+                last: last.clone(),
+            });
+            self.store.save(&self.checkpoint)?;
+        }
+
+        let mut per_sink: BTreeMap<(usize, &str), Vec<&crate::record::Record>> = BTreeMap::new();
+        for record in &records {
+            self.counter.observe(record);
+            self.stats.records_read += 1;
+            if record.is_ttl_deletion {
+                self.stats.ttl_deletions += 1;
+            }
+            let routes = self.router.route(record).map_err(|e| SourceError::Record {
+                table: record.table_name.clone(),
+                sequence_number: record.sequence_number.clone(),
+                message: e.to_string(),
+            })?;
+            if !routes.is_empty() {
+                self.stats.records_matched += 1;
+            }
+            let mut sinks: Vec<usize> = routes
+                .iter()
+                .flat_map(|r| self.router.routes()[*r].sinks.iter().copied())
+                .collect();
+            sinks.sort_unstable();
+            sinks.dedup();
+            for sink in sinks {
+                per_sink
+                    .entry((sink, record.table_name.as_str()))
+                    .or_default()
+                    .push(record);
+            }
+        }
+        for ((sink, table), batch_records) in per_sink {
+            let count = batch_records.len() as u64;
+            let batch = SinkBatch {
+                table_name: table,
+                first_sequence_number: &first,
+                last_sequence_number: &last,
+                records: batch_records,
+            };
+            deliver(self.sinks[sink].as_ref(), &batch, &self.retry).await?;
+            self.stats.records_delivered += count;
+        }
+
+        self.checkpoint = Checkpoint {
+            sequence_number: Some(last),
+            in_flight: None,
+        };
+        self.store.save(&self.checkpoint)?;
+        self.stats.batches_committed += 1;
+
+        let newest = records.last().map_or(0, |r| r.approximate_creation_millis);
+        let watermark = if records.len() < self.max_records {
+            newest.max(self.clock.now_millis())
+        } else {
+            newest
+        };
+        let mut report = self.close_periods(watermark);
+        report.records = records.len();
+        Ok(report)
+    }
+
+    fn close_periods(&mut self, watermark_millis: i64) -> StepReport {
+        let datapoints = self.counter.close_through(watermark_millis);
+        let mut transitions = Vec::new();
+        for point in &datapoints {
+            tracing::info!(
+                metric = point.metric_name,
+                table = %point.table_name,
+                period_start_secs = point.period_start_secs,
+                period_secs = point.period_secs,
+                value = point.value,
+                "datapoint"
+            );
+            for alarm in &mut self.alarms {
+                if let Some(transition) = alarm.observe(point) {
+                    tracing::warn!(
+                        alarm = %transition.alarm_name,
+                        from = %transition.from,
+                        to = %transition.to,
+                        at_secs = transition.at_secs,
+                        value = ?transition.value,
+                        "alarm state changed"
+                    );
+                    transitions.push(transition);
+                }
+            }
+        }
+        StepReport {
+            records: 0,
+            datapoints,
+            transitions,
+        }
+    }
+
+    /// Closes metric periods up to `watermark_millis` (epoch ms) without reading:
+    /// used when a run ends at a known time.
+    pub fn close_periods_through(&mut self, watermark_millis: i64) -> StepReport {
+        self.close_periods(watermark_millis)
+    }
+
+    /// Runs until `shutdown` completes. The batch in progress when it does is
+    /// finished and checkpointed first; nothing is cut off mid-write.
+    ///
+    /// # Errors
+    /// The first error of a [`Pipeline::step`].
+    pub async fn run(
+        &mut self,
+        shutdown: impl Future<Output = ()>,
+    ) -> Result<PipelineStats, PipelineError> {
+        tokio::pin!(shutdown);
+        loop {
+            let report = self.step().await?;
+            let stop = if report.records == 0 {
+                tokio::select! {
+                    () = &mut shutdown => true,
+                    () = tokio::time::sleep(self.poll_interval) => false,
+                }
+            } else {
+                tokio::select! {
+                    biased;
+                    () = &mut shutdown => true,
+                    () = std::future::ready(()) => false,
+                }
+            };
+            if stop {
+                tracing::info!(stats = ?self.stats, "shutting down: last batch committed");
+                return Ok(self.stats);
+            }
+        }
+    }
+}

@@ -1,0 +1,79 @@
+//! The router: one compiled filter set for all routes; each record goes to the
+//! routes whose filter it matches.
+
+use std::path::Path;
+
+use ttlstream_filters::{Matcher, Pattern, parse_filter_file};
+
+use crate::error::ConfigError;
+use crate::record::Record;
+
+/// A route after its filter file was loaded: which sinks (by index) it feeds.
+#[derive(Clone, Debug)]
+pub struct Route {
+    /// The route's name from the config.
+    pub name: String,
+    /// Indexes into the pipeline's sink list.
+    pub sinks: Vec<usize>,
+}
+
+/// All routes, their filters compiled into one [`Matcher`].
+pub struct Router {
+    routes: Vec<Route>,
+    matcher: Matcher<usize>,
+    /// Routes without a filter: every record matches them.
+    unfiltered: Vec<usize>,
+}
+
+/// Reads a filter file (bare pattern or Lambda `FilterCriteria`).
+///
+/// # Errors
+/// [`ConfigError::Read`] or [`ConfigError::Filter`] naming the file and the
+/// pattern's JSON path.
+pub fn load_filter_file(path: &Path) -> Result<Vec<Pattern>, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    parse_filter_file(&text).map_err(|source| ConfigError::Filter {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+impl Router {
+    /// Compiles the routes. `filters[i]` is route `i`'s patterns (ORed), `None` for
+    /// a route that takes every record.
+    pub fn new(routes: Vec<Route>, filters: Vec<Option<Vec<Pattern>>>) -> Self {
+        let mut unfiltered = Vec::new();
+        let mut compiled = Vec::new();
+        for (index, patterns) in filters.into_iter().enumerate() {
+            match patterns {
+                None => unfiltered.push(index),
+                Some(patterns) => compiled.extend(patterns.into_iter().map(|p| (index, p))),
+            }
+        }
+        Self {
+            routes,
+            matcher: Matcher::new(compiled),
+            unfiltered,
+        }
+    }
+
+    /// The routes, in config order.
+    pub fn routes(&self) -> &[Route] {
+        &self.routes
+    }
+
+    /// Indexes of the routes `record` matches, in config order.
+    ///
+    /// # Errors
+    /// The filter engine's error when the record is not valid JSON.
+    pub fn route(&self, record: &Record) -> Result<Vec<usize>, ttlstream_filters::EventError> {
+        let mut matched = self.matcher.matches(&record.json)?;
+        matched.extend(self.unfiltered.iter().copied());
+        matched.sort_unstable();
+        matched.dedup();
+        Ok(matched)
+    }
+}

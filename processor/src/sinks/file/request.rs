@@ -1,0 +1,37 @@
+//! A batch becomes a file name and a body.
+
+use std::path::PathBuf;
+
+use crate::sinks::SinkBatch;
+
+/// The file a batch is written to, relative to the sink's directory:
+/// `<table>/<first SequenceNumber>-<last SequenceNumber>.ndjson`. Derived only
+/// from the source range, so a replayed batch lands on the same name.
+pub fn object_name(batch: &SinkBatch<'_>) -> PathBuf {
+    let table: String = batch
+        .table_name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    PathBuf::from(table).join(format!(
+        "{}-{}.ndjson",
+        batch.first_sequence_number, batch.last_sequence_number
+    ))
+}
+
+/// NDJSON: one Lambda-shaped record per line, each line ending in `\n`.
+pub fn body(batch: &SinkBatch<'_>) -> Vec<u8> {
+    let len = batch.records.iter().map(|r| r.json.len() + 1).sum();
+    let mut body = Vec::with_capacity(len);
+    for record in &batch.records {
+        body.extend_from_slice(&record.json);
+        body.push(b'\n');
+    }
+    body
+}

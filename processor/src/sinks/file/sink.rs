@@ -1,0 +1,149 @@
+//! Writing a batch file: temporary file, fsync, rename, fsync of the directory, so
+//! that an acknowledged batch survives a crash and a half-written one never shows
+//! under its final name.
+
+use std::path::{Path, PathBuf};
+
+use super::config::FileSinkConfig;
+use super::request::{body, object_name};
+use crate::checkpoint::write_atomically;
+use crate::error::SinkError;
+use crate::sinks::{Sink, SinkBatch};
+use crate::sources::BoxFuture;
+
+/// Writes NDJSON batch files under one directory.
+#[derive(Clone, Debug)]
+pub struct FileSink {
+    name: String,
+    root: PathBuf,
+}
+
+impl FileSink {
+    /// A sink named `name` writing under `config.path`.
+    pub fn new(name: &str, config: &FileSinkConfig) -> Self {
+        Self {
+            name: name.to_string(),
+            root: config.path.clone(),
+        }
+    }
+
+    /// The directory files are written under.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    fn write_blocking(&self, relative: &Path, bytes: &[u8]) -> Result<(), SinkError> {
+        let path = self.root.join(relative);
+        let io = |action, source| SinkError::Io {
+            sink: self.name.clone(),
+            action,
+            path: path.clone(),
+            source,
+        };
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| io("create directory", e))?;
+        }
+        write_atomically(&path, bytes).map_err(|(action, e)| io(action, e))
+    }
+}
+
+impl Sink for FileSink {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn write<'a>(&'a self, batch: &'a SinkBatch<'a>) -> BoxFuture<'a, Result<(), SinkError>> {
+        let relative = object_name(batch);
+        let bytes = body(batch);
+        let sink = self.clone();
+        Box::pin(async move {
+            tokio::task::spawn_blocking(move || sink.write_blocking(&relative, &bytes))
+                .await
+                .unwrap_or_else(|join| {
+                    Err(SinkError::Io {
+                        sink: self.name.clone(),
+                        action: "write",
+                        path: self.root.clone(),
+                        source: std::io::Error::other(join.to_string()),
+                    })
+                })
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::Record;
+
+    fn record(seq: &str, json: &str) -> Record {
+        Record {
+            table_name: "SessionData".into(),
+            sequence_number: seq.into(),
+            approximate_creation_millis: 0,
+            is_ttl_deletion: true,
+            keys: Default::default(),
+            json: json.as_bytes().to_vec(),
+        }
+    }
+
+    #[tokio::test]
+    async fn writes_ndjson_named_by_range_and_overwrites_on_replay() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let sink = FileSink::new(
+            "archive",
+            &FileSinkConfig {
+                path: dir.path().into(),
+            },
+        );
+        let (a, b) = (record("001", r#"{"a":1}"#), record("003", r#"{"b":2}"#));
+        let batch = SinkBatch {
+            table_name: "SessionData",
+            first_sequence_number: "001",
+            last_sequence_number: "004",
+            records: vec![&a, &b],
+        };
+        sink.write(&batch).await.expect("write");
+        sink.write(&batch).await.expect("replay");
+        let table_dir = dir.path().join("SessionData");
+        let names: Vec<_> = std::fs::read_dir(&table_dir)
+            .expect("dir")
+            .map(|e| e.expect("entry").file_name().into_string().expect("utf8"))
+            .collect();
+        assert_eq!(names, vec!["001-004.ndjson".to_string()]);
+        let text = std::fs::read_to_string(table_dir.join("001-004.ndjson")).expect("read");
+        assert_eq!(text, "{\"a\":1}\n{\"b\":2}\n");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(table_dir.join("001-004.ndjson"))
+                .expect("meta")
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+    }
+
+    #[tokio::test]
+    async fn unwritable_directory_is_a_retryable_error_naming_the_path() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let blocker = dir.path().join("file");
+        std::fs::write(&blocker, b"x").expect("write");
+        let sink = FileSink::new(
+            "archive",
+            &FileSinkConfig {
+                path: blocker.clone(),
+            },
+        );
+        let a = record("1", "{}");
+        let batch = SinkBatch {
+            table_name: "T",
+            first_sequence_number: "1",
+            last_sequence_number: "1",
+            records: vec![&a],
+        };
+        let err = sink.write(&batch).await.expect_err("not a directory");
+        assert!(err.is_retryable());
+        assert!(err.to_string().contains("archive"), "{err}");
+    }
+}

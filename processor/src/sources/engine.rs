@@ -1,0 +1,157 @@
+//! `engine` source: the bundled engine's change stream, read in process.
+
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::time::Duration;
+
+use serde::Deserialize;
+use ttlstream_engine::{Engine, SequenceNumber, StreamPosition, Sweeper, SweeperOptions};
+
+use super::{BoxFuture, ReadFrom, Source, StartingPosition};
+use crate::error::SourceError;
+use crate::record::{Record, RecordContext};
+
+/// `[source.engine]`: read a table's stream from an engine data directory.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EngineSourceConfig {
+    /// The engine's data directory (relative paths: against the config file).
+    pub data_dir: PathBuf,
+    /// The table whose stream is read. It must exist and have a stream.
+    pub table: String,
+    /// Where to start when there is no checkpoint. Default `TRIM_HORIZON`.
+    #[serde(default)]
+    pub starting_position: StartingPosition,
+    /// `awsRegion` written into records. Default `local`.
+    #[serde(default = "default_region")]
+    pub region: String,
+    /// Milliseconds between TTL sweeps of the engine this sidecar opens; 0 turns
+    /// the sweeper off (another process sweeps). Default 1000.
+    #[serde(default = "default_sweep_interval_millis")]
+    pub sweep_interval_millis: u64,
+}
+
+fn default_region() -> String {
+    "local".to_string()
+}
+
+fn default_sweep_interval_millis() -> u64 {
+    1000
+}
+
+/// Reads one table's stream from an [`Engine`].
+pub struct EngineSource {
+    engine: Engine,
+    table: String,
+    context: RecordContext,
+    _sweeper: Option<Sweeper>,
+}
+
+impl EngineSource {
+    /// Opens the engine at `config.data_dir` and starts its sweeper unless
+    /// `sweep_interval_millis` is 0.
+    ///
+    /// # Errors
+    /// [`SourceError::Open`] when the engine cannot be opened.
+    pub fn open(config: &EngineSourceConfig) -> Result<Self, SourceError> {
+        let engine = Engine::open(&config.data_dir, Default::default()).map_err(|source| {
+            SourceError::Open {
+                path: config.data_dir.clone(),
+                source: Box::new(source),
+            }
+        })?;
+        let sweeper = (config.sweep_interval_millis > 0).then(|| {
+            engine.start_sweeper(SweeperOptions {
+                interval: Duration::from_millis(config.sweep_interval_millis),
+                ..Default::default()
+            })
+        });
+        let mut source = Self::with_engine(engine, config);
+        source._sweeper = sweeper;
+        Ok(source)
+    }
+
+    /// Reads from an engine this process already has open (the demo; tests).
+    /// Starts no sweeper.
+    pub fn with_engine(engine: Engine, config: &EngineSourceConfig) -> Self {
+        Self {
+            context: RecordContext::for_engine_table(&config.region, &config.table),
+            table: config.table.clone(),
+            engine,
+            _sweeper: None,
+        }
+    }
+
+    fn parse_sequence(&self, text: &str) -> Result<SequenceNumber, SourceError> {
+        SequenceNumber::from_str(text).map_err(|_| SourceError::Record {
+            table: self.table.clone(),
+            sequence_number: text.to_string(),
+            message: "not a sequence number of this engine (checkpoint from another source?)"
+                .into(),
+        })
+    }
+
+    fn read_now(&self, from: &ReadFrom, max_records: usize) -> Result<Vec<Record>, SourceError> {
+        let (position, until) = match from {
+            ReadFrom::TrimHorizon => (StreamPosition::TrimHorizon, None),
+            ReadFrom::After(sequence) => (
+                StreamPosition::AfterSequenceNumber(self.parse_sequence(sequence)?),
+                None,
+            ),
+            ReadFrom::Range { first, last } => (
+                StreamPosition::AtSequenceNumber(self.parse_sequence(first)?),
+                Some(self.parse_sequence(last)?),
+            ),
+        };
+        let changes = self
+            .engine
+            .read_stream(&self.table, position, max_records)
+            .map_err(|source| SourceError::Stream {
+                table: self.table.clone(),
+                source: Box::new(source),
+            })?;
+        changes
+            .iter()
+            .take_while(|change| until.is_none_or(|last| change.sequence_number <= last))
+            .map(|change| Record::from_change(change, &self.context))
+            .collect()
+    }
+}
+
+impl Source for EngineSource {
+    fn id(&self) -> &str {
+        &self.table
+    }
+
+    fn tables(&self) -> Vec<String> {
+        vec![self.table.clone()]
+    }
+
+    fn read<'a>(
+        &'a mut self,
+        from: &'a ReadFrom,
+        max_records: usize,
+    ) -> BoxFuture<'a, Result<Vec<Record>, SourceError>> {
+        Box::pin(async move { self.read_now(from, max_records) })
+    }
+
+    fn latest(&mut self) -> BoxFuture<'_, Result<Option<String>, SourceError>> {
+        Box::pin(async move {
+            self.engine
+                .latest_sequence_number(&self.table)
+                .map(|latest| latest.map(|s| s.to_string()))
+                .map_err(|source| SourceError::Stream {
+                    table: self.table.clone(),
+                    source: Box::new(source),
+                })
+        })
+    }
+
+    fn expired_backlog(&self) -> Option<u64> {
+        self.engine.expired_backlog(&self.table).ok()
+    }
+
+    fn clock(&self) -> std::sync::Arc<dyn ttlstream_engine::Clock> {
+        self.engine.clock()
+    }
+}

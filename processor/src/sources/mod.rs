@@ -1,0 +1,76 @@
+//! Sources: where change records come from.
+//!
+//! A source reads batches of [`Record`]s at a position the pipeline gives it; the
+//! pipeline alone keeps the checkpoint, so every source gets the same
+//! at-least-once delivery and crash replay.
+
+pub mod engine;
+
+use std::future::Future;
+use std::pin::Pin;
+
+use crate::error::SourceError;
+use crate::record::Record;
+
+/// A boxed future, as sources and sinks return them so they can be `dyn`.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Where a read starts when there is no checkpoint yet.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum StartingPosition {
+    /// The oldest record the stream still holds (DynamoDB's `TRIM_HORIZON`).
+    #[default]
+    TrimHorizon,
+    /// Only records written after the processor first started (`LATEST`).
+    Latest,
+}
+
+/// What to read next.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ReadFrom {
+    /// From the start of the stream.
+    TrimHorizon,
+    /// Records after this `SequenceNumber`.
+    After(String),
+    /// Exactly the records from `first` to `last` inclusive: the replay of a batch
+    /// that was in flight when the process stopped.
+    Range {
+        /// First `SequenceNumber` of the range.
+        first: String,
+        /// Last `SequenceNumber` of the range.
+        last: String,
+    },
+}
+
+/// A stream of change records.
+pub trait Source: Send {
+    /// A stable name for this source, used for its checkpoint file.
+    fn id(&self) -> &str;
+
+    /// Tables this source reads, so metrics can publish explicit zeros for them.
+    fn tables(&self) -> Vec<String>;
+
+    /// Reads at most `max_records` records from `from`, in `SequenceNumber` order.
+    /// An empty batch means the source has nothing new now.
+    fn read<'a>(
+        &'a mut self,
+        from: &'a ReadFrom,
+        max_records: usize,
+    ) -> BoxFuture<'a, Result<Vec<Record>, SourceError>>;
+
+    /// The `SequenceNumber` of the newest record now, for a `LATEST` start.
+    fn latest(&mut self) -> BoxFuture<'_, Result<Option<String>, SourceError>>;
+
+    /// The source's view of how far behind it is: items already expired but not
+    /// yet deleted (the engine's sweeper lag), when the source can tell.
+    fn expired_backlog(&self) -> Option<u64> {
+        None
+    }
+
+    /// The clock the source's records are timestamped with; metric periods close
+    /// by it. Default: the system clock.
+    fn clock(&self) -> std::sync::Arc<dyn ttlstream_engine::Clock> {
+        std::sync::Arc::new(ttlstream_engine::SystemClock)
+    }
+}
