@@ -37,7 +37,7 @@ pub(crate) struct Leaf {
 
 /// Whether two values can belong to one match: wherever they lie in the same
 /// array, they lie in the same element of it.
-pub(crate) fn compatible(a: &Trail, b: &Trail) -> bool {
+pub(crate) fn compatible(a: &[(u32, u32)], b: &[(u32, u32)]) -> bool {
     for (x, y) in a.iter().zip(b) {
         if x.0 != y.0 {
             // Different arrays from here down: arrays nest, so no deeper one is shared.
@@ -142,10 +142,10 @@ mod tests {
 
     #[test]
     fn trails_conflict_only_within_one_array() {
-        assert!(compatible(&vec![(1, 0)], &vec![(1, 0), (2, 5)]));
-        assert!(!compatible(&vec![(1, 0)], &vec![(1, 1)]));
-        assert!(compatible(&vec![(1, 0), (2, 0)], &vec![(1, 0), (3, 1)]));
-        assert!(compatible(&vec![], &vec![(1, 1)]));
-        assert!(!compatible(&vec![(1, 0), (2, 0)], &vec![(1, 0), (2, 1)]));
+        assert!(compatible(&[(1, 0)], &[(1, 0), (2, 5)]));
+        assert!(!compatible(&[(1, 0)], &[(1, 1)]));
+        assert!(compatible(&[(1, 0), (2, 0)], &[(1, 0), (3, 1)]));
+        assert!(compatible(&[], &[(1, 1)]));
+        assert!(!compatible(&[(1, 0), (2, 0)], &[(1, 0), (2, 1)]));
     }
 }

@@ -65,6 +65,7 @@
 
 mod cidr;
 mod compile;
+mod consistency;
 mod criteria;
 mod dialect;
 mod error;

@@ -3,8 +3,9 @@
 use serde_json::Value;
 
 use crate::compile::{Condition, PathTrie, compile};
+use crate::consistency::{Candidate, satisfiable};
 use crate::error::EventError;
-use crate::event::{Leaf, Leaves, collect_value, compatible};
+use crate::event::{Leaves, collect_value};
 use crate::pattern::Pattern;
 use crate::scan::collect_bytes;
 
@@ -110,7 +111,7 @@ impl<Id: Clone + PartialEq> Matcher<Id> {
 
 /// Whether one branch (ANDed conditions) holds for the event's values.
 fn branch_matches(branch: &[Condition], leaves: &Leaves) -> bool {
-    let mut candidates: Vec<Vec<&Leaf>> = Vec::with_capacity(branch.len());
+    let mut candidates: Vec<Vec<Candidate<'_>>> = Vec::with_capacity(branch.len());
     for condition in branch {
         let at = leaves.at.get(condition.path).map_or(&[][..], Vec::as_slice);
         if at.is_empty() {
@@ -119,34 +120,15 @@ fn branch_matches(branch: &[Condition], leaves: &Leaves) -> bool {
             }
             return false;
         }
-        let matching: Vec<&Leaf> = at
+        let matching: Vec<Candidate<'_>> = at
             .iter()
             .filter(|leaf| condition.tests.iter().any(|t| t.matches(&leaf.value)))
+            .map(|leaf| leaf.trail.as_slice())
             .collect();
         if matching.is_empty() {
             return false;
         }
         candidates.push(matching);
     }
-    // Fewest candidates first prunes the search soonest.
-    candidates.sort_by_key(Vec::len);
-    let mut chosen = Vec::with_capacity(candidates.len());
-    consistent_choice(&candidates, &mut chosen)
-}
-
-/// Whether one candidate per condition can be chosen, all pairwise compatible.
-fn consistent_choice<'a>(candidates: &[Vec<&'a Leaf>], chosen: &mut Vec<&'a Leaf>) -> bool {
-    let Some((first, rest)) = candidates.split_first() else {
-        return true;
-    };
-    for leaf in first {
-        if chosen.iter().all(|c| compatible(&c.trail, &leaf.trail)) {
-            chosen.push(leaf);
-            if consistent_choice(rest, chosen) {
-                return true;
-            }
-            chosen.pop();
-        }
-    }
-    false
+    satisfiable(&candidates)
 }
