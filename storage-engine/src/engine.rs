@@ -342,20 +342,17 @@ impl Engine {
     /// Removes every expiry-index entry of table `id`, in chunks.
     fn clear_expiry_index(&self, id: u32) -> Result<(), TableError> {
         let store = &self.inner.store;
-        loop {
-            let mut batch = store.db.batch();
-            for guard in store
-                .expiry
-                .prefix(id.to_be_bytes())
-                .take(TTL_REINDEX_CHUNK)
-            {
-                batch.remove(&store.expiry, guard.key()?);
+        // One pass over a snapshot iterator, committing as it goes (restarting
+        // from the prefix each chunk would rescan the tombstones: quadratic).
+        let mut batch = store.db.batch();
+        for guard in store.expiry.prefix(id.to_be_bytes()) {
+            batch.remove(&store.expiry, guard.key()?);
+            if batch.len() >= TTL_REINDEX_CHUNK {
+                std::mem::replace(&mut batch, store.db.batch()).commit()?;
             }
-            if batch.is_empty() {
-                return Ok(());
-            }
-            batch.commit()?;
         }
+        batch.commit()?;
+        Ok(())
     }
 
     /// Adds an expiry-index entry for every item of `meta`'s table that has

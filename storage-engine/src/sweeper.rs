@@ -8,7 +8,9 @@
 //! value still gives that same, expired, second, delete the item, its index
 //! entry, and append a REMOVE record carrying
 //! [`UserIdentity::dynamodb_ttl`]. A stale entry (item gone, or TTL moved or
-//! removed by an update) is simply removed. Deletions are committed in
+//! removed by an update) is simply removed. Entries added behind the scan
+//! position during a pass (an update moving an expiry earlier) are found by
+//! the next pass. Deletions are committed in
 //! batches of up to [`SWEEP_CHUNK`] items, each batch atomic, so each item
 //! is always atomic with its index entry and change record.
 
@@ -18,6 +20,7 @@ use crate::storage::{TableMeta, decode_expiry_key, expiry_bound};
 use crate::stream::UserIdentity;
 use crate::ttl::{expired_range_secs, is_expired_at, item_expiry_epoch_secs};
 use std::collections::HashSet;
+use std::ops::Bound;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Weak};
@@ -175,19 +178,27 @@ impl Engine {
         let store = &self.inner.store;
         let (low, high) = expired_range_secs(now_millis);
         let mut deleted = 0u64;
+        // Resume after the last entry examined: entries before it were removed,
+        // and rescanning their tombstones would make a pass quadratic.
+        let mut from = Bound::Included(expiry_bound(meta.id, low));
+        let to = Bound::Excluded(expiry_bound(meta.id, high));
         loop {
             let remaining = budget.map_or(SWEEP_CHUNK, |b| b.saturating_sub(deleted as usize));
             if remaining == 0 {
                 return Ok(deleted);
             }
-            let range = expiry_bound(meta.id, low)..expiry_bound(meta.id, high);
             let mut candidates = Vec::new();
-            for guard in store.expiry.range(range).take(remaining.min(SWEEP_CHUNK)) {
+            for guard in store
+                .expiry
+                .range((from.clone(), to.clone()))
+                .take(remaining.min(SWEEP_CHUNK))
+            {
                 candidates.push(guard.key()?);
             }
-            if candidates.is_empty() {
+            let Some(last) = candidates.last() else {
                 return Ok(deleted);
-            }
+            };
+            from = Bound::Excluded(last.to_vec());
             let mut state = self.lock_writes();
             // Re-read the setting under the lock: TTL may have been disabled.
             let Some(current) = self.table_meta(&meta.definition.table_name) else {
@@ -258,5 +269,77 @@ fn sweeper_loop(
             Err(RecvTimeoutError::Timeout) => {}
             Ok(()) | Err(RecvTimeoutError::Disconnected) => return,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::storage::{expiry_key, item_key};
+    use crate::{
+        AttributeValue, EngineOptions, Item, ManualClock, ScalarAttributeType, TableDefinition,
+        TimeToLiveSpecification,
+    };
+    use std::collections::HashMap;
+
+    fn item(pk: &str, ttl: i64) -> Item {
+        HashMap::from([
+            ("pk".to_string(), AttributeValue::S(pk.into())),
+            ("ttl".to_string(), AttributeValue::N(ttl.to_string())),
+        ])
+        .into()
+    }
+
+    #[test]
+    fn stale_index_entries_are_removed_without_deleting_items() {
+        let dir = tempfile::tempdir().unwrap();
+        let clock = Arc::new(ManualClock::new(1_000_000));
+        let engine = Engine::open(dir.path(), EngineOptions { clock }).unwrap();
+        engine
+            .create_table(TableDefinition::new("Tbl", "pk", ScalarAttributeType::S))
+            .unwrap();
+        engine
+            .update_time_to_live("Tbl", TimeToLiveSpecification::enabled("ttl"))
+            .unwrap();
+        engine.put_item("Tbl", item("live", 5_000)).unwrap();
+        let meta = engine.table_meta("Tbl").unwrap();
+        let mut pk = Vec::new();
+        crate::key::encode_key_value(
+            ScalarAttributeType::S,
+            &AttributeValue::S("live".into()),
+            &mut pk,
+        )
+        .unwrap();
+        let mut ghost = Vec::new();
+        crate::key::encode_key_value(
+            ScalarAttributeType::S,
+            &AttributeValue::S("ghost".into()),
+            &mut ghost,
+        )
+        .unwrap();
+        let store = &engine.inner.store;
+        // A stale entry for an existing item (wrong second) and one for a missing item.
+        store
+            .expiry
+            .insert(expiry_key(meta.id, 10, &pk), b"")
+            .unwrap();
+        store
+            .expiry
+            .insert(expiry_key(meta.id, 11, &ghost), b"")
+            .unwrap();
+        assert_eq!(engine.expired_backlog("Tbl").unwrap(), 2);
+
+        assert_eq!(engine.sweep_now().unwrap().deleted, 0);
+        assert_eq!(engine.expired_backlog("Tbl").unwrap(), 0);
+        assert!(store.items.get(item_key(meta.id, &pk)).unwrap().is_some());
+        // The item's real entry (5000 s) is untouched and still works.
+        assert!(
+            store
+                .expiry
+                .get(expiry_key(meta.id, 5_000, &pk))
+                .unwrap()
+                .is_some()
+        );
     }
 }
