@@ -11,12 +11,12 @@
 //! file, fsync, rename, fsync of the directory):
 //! `{"sequence_number":"000000000000000000042","in_flight":{"first":"…43","last":"…90"}}`
 
-use std::fs::{self, File, OpenOptions};
-use std::io::Write;
+use std::fs;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::durable_file::{file_name_component, write_atomically};
 use crate::error::CheckpointError;
 
 /// A sequence-number range handed to sinks and not yet acknowledged.
@@ -58,18 +58,11 @@ impl CheckpointStore {
             action: "create directory",
             source,
         })?;
-        let file_name: String = source_id
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || "-_.".contains(c) {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
         Ok(Self {
-            path: dir.join(format!("{file_name}.checkpoint.json")),
+            path: dir.join(format!(
+                "{}.checkpoint.json",
+                file_name_component(source_id)
+            )),
         })
     }
 
@@ -113,37 +106,6 @@ impl CheckpointStore {
             source,
         })
     }
-}
-
-/// Writes `bytes` to `path` so that a crash leaves either the old file or the new
-/// one: a temporary file beside it (mode 0600), fsync, rename, fsync of the
-/// directory. On error, says which step failed.
-pub(crate) fn write_atomically(
-    path: &Path,
-    bytes: &[u8],
-) -> Result<(), (&'static str, std::io::Error)> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy())
-        .unwrap_or_default();
-    let temp = dir.join(format!(".{name}.tmp"));
-    let mut options = OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    let mut file = options.open(&temp).map_err(|e| ("create", e))?;
-    file.write_all(bytes).map_err(|e| ("write", e))?;
-    file.sync_all().map_err(|e| ("fsync", e))?;
-    drop(file);
-    fs::rename(&temp, path).map_err(|e| ("rename", e))?;
-    File::open(dir)
-        .and_then(|d| d.sync_all())
-        .map_err(|e| ("fsync directory", e))?;
-    Ok(())
 }
 
 #[cfg(test)]

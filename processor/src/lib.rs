@@ -31,6 +31,7 @@ pub mod cli;
 pub mod config;
 pub mod delivery;
 pub mod demo;
+pub mod durable_file;
 pub mod error;
 pub mod metrics;
 pub mod pipeline;

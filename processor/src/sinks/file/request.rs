@@ -2,24 +2,14 @@
 
 use std::path::PathBuf;
 
+use crate::durable_file::file_name_component;
 use crate::sinks::SinkBatch;
 
 /// The file a batch is written to, relative to the sink's directory:
 /// `<table>/<first SequenceNumber>-<last SequenceNumber>.ndjson`. Derived only
 /// from the source range, so a replayed batch lands on the same name.
 pub fn object_name(batch: &SinkBatch<'_>) -> PathBuf {
-    let table: String = batch
-        .table_name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    PathBuf::from(table).join(format!(
+    PathBuf::from(file_name_component(batch.table_name)).join(format!(
         "{}-{}.ndjson",
         batch.first_sequence_number, batch.last_sequence_number
     ))

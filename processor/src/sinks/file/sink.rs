@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::config::FileSinkConfig;
 use super::request::{body, object_name};
-use crate::checkpoint::write_atomically;
+use crate::durable_file::write_atomically;
 use crate::error::SinkError;
 use crate::sinks::{Sink, SinkBatch};
 use crate::sources::BoxFuture;
