@@ -126,7 +126,7 @@ impl Engine {
         }
         tracing::debug!(
             tables = tables.len(),
-            next_sequence_number = max_seq + 1,
+            next_sequence_number = max_seq.saturating_add(1),
             "engine opened"
         );
         Ok(Engine {
@@ -135,8 +135,8 @@ impl Engine {
                 clock: options.clock,
                 tables: RwLock::new(tables),
                 write: Mutex::new(WriteState {
-                    next_sequence_number: max_seq + 1,
-                    next_table_id: max_id + 1,
+                    next_sequence_number: max_seq.saturating_add(1),
+                    next_table_id: max_id.saturating_add(1),
                 }),
             }),
         })
@@ -171,7 +171,7 @@ impl Engine {
             time_to_live: None,
         };
         self.commit_meta(&meta)?;
-        state.next_table_id += 1;
+        state.next_table_id = state.next_table_id.saturating_add(1);
         self.cache_meta(meta);
         Ok(())
     }

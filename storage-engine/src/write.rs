@@ -280,7 +280,7 @@ impl Engine {
         }
         if let (Some(view), Some(any)) = (meta.definition.stream_view_type, new.or(old)) {
             let seq = SequenceNumber(*next_seq);
-            *next_seq += 1;
+            *next_seq = next_seq.saturating_add(1);
             let record = build_record(RecordInput {
                 table_name: &meta.definition.table_name,
                 sequence_number: seq,

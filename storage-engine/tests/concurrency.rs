@@ -79,3 +79,10 @@ fn concurrent_writers_and_sweeper_keep_stream_and_table_consistent() {
     assert_eq!(replay, table);
     assert_eq!(engine.expired_backlog(TABLE).unwrap(), 0);
 }
+
+#[test]
+fn engine_and_sweeper_are_send_and_sync() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<ttlstream_engine::Engine>();
+    assert_send_sync::<ttlstream_engine::Sweeper>();
+}
