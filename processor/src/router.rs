@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use ttlstream_filters::{Matcher, Pattern, parse_filter_file};
+use ttlstream_filters::{Dialect, Matcher, Pattern, parse_filter_file_with};
 
 use crate::error::ConfigError;
 use crate::record::Record;
@@ -31,11 +31,20 @@ pub struct Router {
 /// [`ConfigError::Read`] or [`ConfigError::Filter`] naming the file and the
 /// pattern's JSON path.
 pub fn load_filter_file(path: &Path) -> Result<Vec<Pattern>, ConfigError> {
+    load_filter_file_with(path, Dialect::Lambda)
+}
+
+/// Reads a filter file as [`load_filter_file`], checking its patterns against
+/// `dialect`'s operators and limits.
+///
+/// # Errors
+/// As [`load_filter_file`].
+pub fn load_filter_file_with(path: &Path, dialect: Dialect) -> Result<Vec<Pattern>, ConfigError> {
     let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
         path: path.to_path_buf(),
         source,
     })?;
-    parse_filter_file(&text).map_err(|source| ConfigError::Filter {
+    parse_filter_file_with(&text, dialect).map_err(|source| ConfigError::Filter {
         path: path.to_path_buf(),
         source,
     })
