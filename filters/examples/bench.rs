@@ -1,0 +1,167 @@
+//! Throughput of [`ttlstream_filters::Matcher`] against the `quamina` crate,
+//! measured in the same run, single thread, plus the memory of 1,000 compiled
+//! patterns. Run in release mode:
+//!
+//! ```text
+//! cargo run --release -p ttlstream-filters --example bench
+//! ```
+//!
+//! Corpora (seeded, see `benches/corpus/mod.rs`): (a) 200,000 DynamoDB stream
+//! records, about 10 % TTL deletions; (b) 213,068 GeoJSON "city lots"
+//! features of about 900 bytes. Each pattern set is timed over the whole
+//! corpus, best of `ROUNDS` passes; match counts of both matchers are printed
+//! so a disagreement shows.
+
+#[path = "../benches/corpus/mod.rs"]
+mod corpus;
+
+use std::time::{Duration, Instant};
+
+use peak_alloc::PeakAlloc;
+use ttlstream_filters::{Dialect, Matcher, Pattern};
+
+#[global_allocator]
+static ALLOCATOR: PeakAlloc = PeakAlloc;
+
+/// Timed passes over a corpus per matcher; the fastest is reported.
+const ROUNDS: usize = 3;
+
+/// Our throughput targets, events per second (the issue's).
+const TARGETS: [(&str, f64); 3] = [
+    ("ttl on (a)", 4_000_000.0),
+    ("5 exact on (b)", 4_000_000.0),
+    ("25 mixed on (b)", 1_200_000.0),
+];
+
+fn main() {
+    let records = corpus::dynamodb_records(corpus::DYNAMODB_RECORDS, 1);
+    let lots = corpus::city_lots(corpus::CITY_LOTS, 2);
+    println!(
+        "corpus (a): {} DynamoDB records, {:.0} bytes mean; corpus (b): {} city-lots features, {:.0} bytes mean",
+        records.len(),
+        mean_len(&records),
+        lots.len(),
+        mean_len(&lots)
+    );
+    println!(
+        "{:<18} {:>14} {:>14} {:>10} {:>9} {:>9} {:>8}",
+        "pattern set", "ours ev/s", "quamina ev/s", "ratio", "ours hit", "qm hit", "target"
+    );
+    let sets = [
+        (TARGETS[0], vec![corpus::TTL_PATTERN.to_owned()], &records),
+        (TARGETS[1], corpus::exact_patterns(), &lots),
+        (TARGETS[2], corpus::mixed_patterns(), &lots),
+    ];
+    for ((name, target), patterns, events) in sets {
+        run_set(name, target, &patterns, events);
+    }
+    memory(1_000);
+}
+
+fn mean_len(events: &[Vec<u8>]) -> f64 {
+    events.iter().map(Vec::len).sum::<usize>() as f64 / events.len() as f64
+}
+
+fn ours(patterns: &[String]) -> Matcher<usize> {
+    Matcher::new(patterns.iter().enumerate().map(|(i, p)| {
+        let pattern = Pattern::parse_with(p, Dialect::EventBridge)
+            .unwrap_or_else(|e| panic!("bench pattern {p}: {e}"));
+        (i, pattern)
+    }))
+}
+
+fn quamina(patterns: &[String]) -> Option<quamina::Quamina<usize>> {
+    let mut q = quamina::Quamina::new();
+    for (i, p) in patterns.iter().enumerate() {
+        if let Err(e) = q.add_pattern(i, p) {
+            println!("  quamina rejects {p}: {e}");
+            return None;
+        }
+    }
+    Some(q)
+}
+
+fn run_set(name: &str, target: f64, patterns: &[String], events: &[Vec<u8>]) {
+    let matcher = ours(patterns);
+    let (ours_time, ours_hits) = best_of(|| {
+        let mut hits = 0usize;
+        for event in events {
+            match matcher.matches(event) {
+                Ok(ids) => hits += usize::from(!ids.is_empty()),
+                Err(e) => panic!("generated event rejected: {e}"),
+            }
+        }
+        hits
+    });
+    let ours_rate = events.len() as f64 / ours_time.as_secs_f64();
+    let (qm_rate, qm_hits) = match quamina(patterns) {
+        Some(q) => {
+            let (time, hits) = best_of(|| {
+                let mut hits = 0usize;
+                for event in events {
+                    match q.has_matches(event) {
+                        Ok(hit) => hits += usize::from(hit),
+                        Err(e) => panic!("quamina rejected a generated event: {e}"),
+                    }
+                }
+                hits
+            });
+            (Some(events.len() as f64 / time.as_secs_f64()), Some(hits))
+        }
+        None => (None, None),
+    };
+    println!(
+        "{:<18} {:>14.0} {:>14} {:>10} {:>9} {:>9} {:>8}",
+        name,
+        ours_rate,
+        qm_rate.map_or("n/a".to_owned(), |r| format!("{r:.0}")),
+        qm_rate.map_or("n/a".to_owned(), |r| format!("{:.2}x", ours_rate / r)),
+        ours_hits,
+        qm_hits.map_or("n/a".to_owned(), |h| h.to_string()),
+        if ours_rate >= target { "met" } else { "MISSED" },
+    );
+}
+
+fn best_of(mut pass: impl FnMut() -> usize) -> (Duration, usize) {
+    let mut best = Duration::MAX;
+    let mut result = 0;
+    for _ in 0..ROUNDS {
+        let start = Instant::now();
+        result = std::hint::black_box(pass());
+        best = best.min(start.elapsed());
+    }
+    (best, result)
+}
+
+/// Heap held by, and peak heap while building, each matcher over `count` patterns.
+fn memory(count: usize) {
+    let patterns = corpus::many_patterns(count);
+    let before = ALLOCATOR.current_usage();
+    ALLOCATOR.reset_peak_usage();
+    let matcher = ours(&patterns);
+    let held = ALLOCATOR.current_usage().saturating_sub(before);
+    let peak = ALLOCATOR.peak_usage().saturating_sub(before);
+    println!(
+        "memory, {count} patterns: ours {} held, {} peak while compiling ({} patterns)",
+        kib(held),
+        kib(peak),
+        matcher.len()
+    );
+    drop(matcher);
+    let before = ALLOCATOR.current_usage();
+    ALLOCATOR.reset_peak_usage();
+    if let Some(q) = quamina(&patterns) {
+        let held = ALLOCATOR.current_usage().saturating_sub(before);
+        let peak = ALLOCATOR.peak_usage().saturating_sub(before);
+        println!(
+            "memory, {count} patterns: quamina {} held, {} peak while compiling ({} patterns)",
+            kib(held),
+            kib(peak),
+            q.pattern_count()
+        );
+    }
+}
+
+fn kib(bytes: usize) -> String {
+    format!("{:.0} KiB", bytes as f64 / 1024.0)
+}
