@@ -4,6 +4,7 @@
 //! come from a [`Clock`], so tests can move time deterministically
 //! ([`ManualClock`]) and the demo can run days in minutes ([`AcceleratedClock`]).
 
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -78,18 +79,29 @@ impl Clock for ManualClock {
 /// A clock that starts at a chosen epoch time and runs `factor` times faster
 /// than real time: `start_millis + real_elapsed * factor`. Used by the demo so
 /// that a day of TTL passes in seconds.
+///
+/// A clock made with [`AcceleratedClock::paused`] reads `start_millis` until
+/// [`AcceleratedClock::start`] is called, so a bulk load takes no simulated time.
 #[derive(Debug)]
 pub struct AcceleratedClock {
     start_millis: i64,
     factor: f64,
-    started: Instant,
+    started: OnceLock<Instant>,
 }
 
 impl AcceleratedClock {
-    /// `start_millis`: epoch milliseconds at creation; `factor`: speed-up
-    /// (1.0 = real time). A non-finite or negative factor is treated as 0
-    /// (a frozen clock) rather than panicking.
+    /// `start_millis`: epoch milliseconds now; `factor`: speed-up (1.0 = real
+    /// time). Runs from creation. A non-finite or negative factor is treated as
+    /// 0 (a frozen clock) rather than panicking.
     pub fn new(start_millis: i64, factor: f64) -> Self {
+        let clock = Self::paused(start_millis, factor);
+        clock.start();
+        clock
+    }
+
+    /// Like [`AcceleratedClock::new`], but held at `start_millis` until
+    /// [`AcceleratedClock::start`].
+    pub fn paused(start_millis: i64, factor: f64) -> Self {
         let factor = if factor.is_finite() && factor > 0.0 {
             factor
         } else {
@@ -98,14 +110,23 @@ impl AcceleratedClock {
         Self {
             start_millis,
             factor,
-            started: Instant::now(),
+            started: OnceLock::new(),
         }
+    }
+
+    /// Lets a paused clock run from `start_millis`, beginning now. Does nothing
+    /// on a running clock.
+    pub fn start(&self) {
+        let _ = self.started.set(Instant::now());
     }
 }
 
 impl Clock for AcceleratedClock {
     fn now_millis(&self) -> i64 {
-        let elapsed_millis = self.started.elapsed().as_secs_f64() * 1000.0 * self.factor;
+        let Some(started) = self.started.get() else {
+            return self.start_millis;
+        };
+        let elapsed_millis = started.elapsed().as_secs_f64() * 1000.0 * self.factor;
         // `as` saturates for floats; the sum saturates too.
         self.start_millis.saturating_add(elapsed_millis as i64)
     }
@@ -114,6 +135,16 @@ impl Clock for AcceleratedClock {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paused_accelerated_clock_holds_until_started() {
+        let c = AcceleratedClock::paused(1_000, 1_000_000.0);
+        std::thread::sleep(Duration::from_millis(2));
+        assert_eq!(c.now_millis(), 1_000);
+        c.start();
+        std::thread::sleep(Duration::from_millis(2));
+        assert!(c.now_millis() >= 1_000 + 2_000_000);
+    }
 
     #[test]
     fn manual_clock_sets_and_advances() {
