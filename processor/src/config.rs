@@ -307,6 +307,15 @@ path = "archive"
     }
 
     #[test]
+    fn shipped_example_config_loads_and_its_files_exist() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy/config/ttlstream.toml");
+        let config = Config::load(&path).expect("deploy/config/ttlstream.toml is valid");
+        let filter = config.routes[0].filter.as_ref().expect("filter");
+        assert!(filter.exists(), "{}", filter.display());
+        assert!(config.alarms[0].file.exists());
+    }
+
+    #[test]
     fn relative_paths_resolve_against_the_config_directory() {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("ttl.toml");

@@ -204,13 +204,6 @@ impl Pipeline {
             return Ok(self.close_periods(self.clock.now_millis()));
         };
         let (first, last) = (first.sequence_number.clone(), last.sequence_number.clone());
-        if !matches!(from, ReadFrom::Range { .. }) {
-            self.checkpoint.in_flight = Some(InFlight {
-                first: first.clone(),
-                last: last.clone(),
-            });
-            self.store.save(&self.checkpoint)?;
-        }
 
         let mut per_sink: BTreeMap<(usize, &str), Vec<&crate::record::Record>> = BTreeMap::new();
         for record in &records {
@@ -239,6 +232,15 @@ impl Pipeline {
                     .or_default()
                     .push(record);
             }
+        }
+        // Only a batch that sinks will see needs its range written down first: a
+        // batch no route matched has nothing to overwrite on replay.
+        if !per_sink.is_empty() && !matches!(from, ReadFrom::Range { .. }) {
+            self.checkpoint.in_flight = Some(InFlight {
+                first: first.clone(),
+                last: last.clone(),
+            });
+            self.store.save(&self.checkpoint)?;
         }
         for ((sink, table), batch_records) in per_sink {
             let count = batch_records.len() as u64;

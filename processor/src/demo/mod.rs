@@ -3,9 +3,9 @@
 //!
 //! It creates the guide's `SessionData` table (partition key `UserName`, sort key
 //! `SessionId`, TTL attribute `ExpirationTime`, stream `OLD_IMAGE`), writes the
-//! five seed items and `items` generated sessions with the clock held at
-//! 2019-10-23 08:46 UTC, reopens the engine with an accelerated clock, lets the
-//! sweeper expire everything, and archives every TTL deletion through
+//! five seed items and `items` generated sessions with an accelerated clock held
+//! at 2019-10-23 08:46 UTC, then lets the clock run and the sweeper expire
+//! everything, and archives every TTL deletion through
 //! `deploy/filters/ttl-system-deletes.json` into NDJSON files, while counting
 //! `TimeToLiveDeletedItemCount` and evaluating the seed's anomaly alarm
 //! (`deploy/alarms/ttl-deletion-anomaly.json`).
@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ttlstream_engine::{
-    AcceleratedClock, Clock, Engine, EngineOptions, KeyAttribute, ManualClock, ScalarAttributeType,
+    AcceleratedClock, Clock, Engine, EngineOptions, KeyAttribute, ScalarAttributeType,
     StreamViewType, SweeperOptions, TableDefinition, TimeToLiveSpecification,
 };
 
@@ -114,38 +114,11 @@ pub async fn run(options: &DemoOptions) -> Result<DemoSummary, DemoError> {
     let alarm_path = config_dir.join("ttl-deletion-anomaly.json");
     std::fs::write(&alarm_path, ANOMALY_ALARM).map_err(io(&alarm_path))?;
 
-    // 1. Load the table with the clock held at the seed's CreationTime.
+    // 1. Load the table while the clock is held at the seed's CreationTime, so
+    //    the load takes no simulated time however many items it writes.
     let start_millis = items::SEED_CREATION_TIME_SECS * 1000;
     let item_count = options.items + items::SEED_SESSIONS.len() as u64;
-    let write_elapsed = {
-        let engine = Engine::open(
-            &data_dir,
-            EngineOptions {
-                clock: Arc::new(ManualClock::new(start_millis)),
-            },
-        )
-        .map_err(engine_error)?;
-        create_table(&engine)?;
-        let started = Instant::now();
-        engine
-            .put_items(TABLE, items::seed_items())
-            .map_err(engine_error)?;
-        let mut next = 0;
-        while next < options.items {
-            let end = (next + 10_000).min(options.items);
-            let chunk = (next..end)
-                .map(|i| items::generated_item(i, options.items))
-                .collect();
-            engine.put_items(TABLE, chunk).map_err(engine_error)?;
-            next = end;
-        }
-        engine.persist().map_err(engine_error)?;
-        started.elapsed()
-    };
-
-    // 2. Reopen with the accelerated clock; sweep and archive until the alarm has
-    //    seen two quiet hours after the last expiry.
-    let clock = Arc::new(AcceleratedClock::new(start_millis, options.speed));
+    let clock = Arc::new(AcceleratedClock::paused(start_millis, options.speed));
     let engine = Engine::open(
         &data_dir,
         EngineOptions {
@@ -153,6 +126,25 @@ pub async fn run(options: &DemoOptions) -> Result<DemoSummary, DemoError> {
         },
     )
     .map_err(engine_error)?;
+    create_table(&engine)?;
+    let started = Instant::now();
+    engine
+        .put_items(TABLE, items::seed_items())
+        .map_err(engine_error)?;
+    let mut next = 0;
+    while next < options.items {
+        let end = (next + 10_000).min(options.items);
+        let chunk = (next..end)
+            .map(|i| items::generated_item(i, options.items))
+            .collect();
+        engine.put_items(TABLE, chunk).map_err(engine_error)?;
+        next = end;
+    }
+    engine.persist().map_err(engine_error)?;
+    let write_elapsed = started.elapsed();
+
+    // 2. Let the clock run; sweep and archive until the alarm has seen its
+    //    quiet periods after the last deletion.
     let config = demo_config(options, &data_dir, &filter_path, &alarm_path);
     let alarm = AlarmDefinition::load(&alarm_path).map_err(PipelineError::from)?;
     let alarm_period = i64::try_from(alarm.period).unwrap_or(3600);
@@ -162,6 +154,7 @@ pub async fn run(options: &DemoOptions) -> Result<DemoSummary, DemoError> {
     let mut end_secs: Option<i64> = None;
 
     let mut pipeline = Pipeline::build_with_engine(&config, engine.clone())?;
+    clock.start();
     let sweeper = engine.start_sweeper(SweeperOptions {
         interval: Duration::from_millis(10),
         ..Default::default()

@@ -151,7 +151,7 @@ impl fmt::Display for DemoSummary {
         )?;
         writeln!(
             f,
-            "  TTL deletions {:>10} items   {:>8.2} s   {} (paced by the clock while the sweeper keeps up)",
+            "  TTL deletions {:>10} items   {:>8.2} s   {} (first to last deletion; paced by the clock while the sweeper keeps up)",
             self.ttl_deletions,
             self.sweep_elapsed.as_secs_f64(),
             rate(self.ttl_deletions, self.sweep_elapsed)
@@ -171,7 +171,17 @@ impl fmt::Display for DemoSummary {
             "TimeToLiveDeletedItemCount (TableName=SessionData, Sum per {} s):",
             self.period_secs
         )?;
-        for (start, value) in &self.datapoints {
+        let mut zeros = 0;
+        for (i, (start, value)) in self.datapoints.iter().enumerate() {
+            let next_is_zero = self.datapoints.get(i + 1).is_some_and(|(_, v)| *v == 0.0);
+            if *value == 0.0 && zeros > 0 && next_is_zero {
+                zeros += 1;
+                continue;
+            }
+            if zeros > 1 {
+                writeln!(f, "  ... {} more periods of 0", zeros - 1)?;
+            }
+            zeros = usize::from(*value == 0.0);
             writeln!(f, "  {}  {:>10}", iso(*start), value)?;
         }
         writeln!(f)?;
