@@ -7,7 +7,7 @@
 //! A write that leaves the item unchanged writes nothing and appends no
 //! record, as in DynamoDB ("Change data capture for DynamoDB Streams").
 
-use crate::engine::Engine;
+use crate::engine::{Engine, WriteState};
 use crate::error::{StorageError, WriteError};
 use crate::item::{key_item, key_only_bytes, validate_attribute, validate_item};
 use crate::storage::{TableMeta, decode_item, encode_json, expiry_key, item_key, stream_key};
@@ -64,19 +64,7 @@ impl Engine {
         if old.as_ref() == Some(&item) {
             return Ok(old);
         }
-        let mut batch = self.inner.store.db.batch();
-        let mut seq = state.next_sequence_number;
-        self.stage(
-            &mut batch,
-            &mut seq,
-            &meta,
-            &pk,
-            old.as_ref(),
-            Some(&item),
-            None,
-        )?;
-        batch.commit()?;
-        state.next_sequence_number = seq;
+        self.commit_change(&mut state, &meta, &pk, old.as_ref(), Some(&item))?;
         Ok(old)
     }
 
@@ -182,19 +170,7 @@ impl Engine {
         if old.as_ref() == Some(&new) {
             return Ok(new);
         }
-        let mut batch = self.inner.store.db.batch();
-        let mut seq = state.next_sequence_number;
-        self.stage(
-            &mut batch,
-            &mut seq,
-            &meta,
-            &pk,
-            old.as_ref(),
-            Some(&new),
-            None,
-        )?;
-        batch.commit()?;
-        state.next_sequence_number = seq;
+        self.commit_change(&mut state, &meta, &pk, old.as_ref(), Some(&new))?;
         Ok(new)
     }
 
@@ -213,12 +189,26 @@ impl Engine {
         let Some(old) = self.load_item(&meta, &pk)? else {
             return Ok(None);
         };
+        self.commit_change(&mut state, &meta, &pk, Some(&old), None)?;
+        Ok(Some(old))
+    }
+
+    /// Commits one user change (no `user_identity`) as its own atomic batch and
+    /// advances the sequence counter only once the batch is committed.
+    fn commit_change(
+        &self,
+        state: &mut WriteState,
+        meta: &TableMeta,
+        pk: &[u8],
+        old: Option<&Item>,
+        new: Option<&Item>,
+    ) -> Result<(), StorageError> {
         let mut batch = self.inner.store.db.batch();
         let mut seq = state.next_sequence_number;
-        self.stage(&mut batch, &mut seq, &meta, &pk, Some(&old), None, None)?;
+        self.stage(&mut batch, &mut seq, meta, pk, old, new, None)?;
         batch.commit()?;
         state.next_sequence_number = seq;
-        Ok(Some(old))
+        Ok(())
     }
 
     /// Table metadata, read under the write lock so a concurrent TTL change
