@@ -180,3 +180,19 @@ fn value_json(value: &ValuePattern) -> Value {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    /// Found by the fuzz target: without correctly rounded float parsing the
+    /// shortest form of a parsed number can parse back one ULP away.
+    #[test]
+    fn normal_form_numbers_parse_back_to_the_same_value() {
+        let pattern = Pattern::parse(r#"{"n": [30222222222.602222222220, 0.1, 1e300]}"#).unwrap();
+        let again = Pattern::parse(&pattern.to_json().to_string()).unwrap();
+        assert_eq!(again, pattern);
+    }
+}
