@@ -141,7 +141,7 @@ pub fn city_lots(count: usize, seed: u64) -> Vec<Vec<u8>> {
             );
             let lon = -122.52 + rng.unit() * 0.16;
             let lat = 37.70 + rng.unit() * 0.11;
-            for point in 0..16 {
+            for point in 0..14 {
                 if point > 0 {
                     out.push(',');
                 }
@@ -195,8 +195,8 @@ pub fn mixed_patterns() -> Vec<String> {
     for i in 0..5 {
         let low = -122.50 + f64::from(i) * 0.03;
         patterns.push(format!(
-            r#"{{"geometry":{{"coordinates":[{{"numeric":[">=",{low:.2},"<",{:.2}]}}]}}}}"#,
-            low + 0.001
+            r#"{{"geometry":{{"coordinates":[{{"numeric":[">=",{low:.3},"<",{:.3}]}}]}}}}"#,
+            low + 0.004
         ));
     }
     patterns
