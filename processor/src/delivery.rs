@@ -122,7 +122,6 @@ mod tests {
             sequence_number: "1".into(),
             approximate_creation_millis: 0,
             is_ttl_deletion: false,
-            keys: Default::default(),
             json: b"{}".to_vec(),
         }
     }

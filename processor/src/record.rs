@@ -31,8 +31,6 @@ pub struct Record {
     /// A REMOVE made by the TTL process (`userIdentity` Service /
     /// dynamodb.amazonaws.com), as opposed to a user's delete.
     pub is_ttl_deletion: bool,
-    /// The record's primary key as DynamoDB JSON (`{"UserName":{"S":"user1"}}`).
-    pub keys: serde_dynamo::Item,
     /// The Lambda-shaped JSON of the record, one line, no trailing newline.
     pub json: Vec<u8>,
 }
@@ -66,28 +64,46 @@ impl Record {
     /// # Errors
     /// [`SourceError::Record`] when the record cannot be serialised (an image
     /// holding a value JSON cannot express) or its time is out of range.
-    pub fn from_change(
-        change: &ChangeRecord,
-        context: &RecordContext,
-    ) -> Result<Self, SourceError> {
+    pub fn from_change(change: ChangeRecord, context: &RecordContext) -> Result<Self, SourceError> {
+        let ChangeRecord {
+            table_name,
+            sequence_number,
+            event_id,
+            event_name,
+            approximate_creation_date_time_millis: created_millis,
+            keys,
+            new_image,
+            old_image,
+            size_bytes,
+            stream_view_type,
+            user_identity,
+            ..
+        } = change;
+        let sequence_number = sequence_number.to_string();
         let fail = |message: String| SourceError::Record {
-            table: change.table_name.clone(),
-            sequence_number: change.sequence_number.to_string(),
+            table: table_name.clone(),
+            sequence_number: sequence_number.clone(),
             message,
         };
         let created = Utc
-            .timestamp_millis_opt(change.approximate_creation_date_time_millis)
+            .timestamp_millis_opt(created_millis)
             .single()
             .ok_or_else(|| fail("ApproximateCreationDateTime out of range".into()))?;
+        let is_ttl_deletion = event_name == EventName::Remove
+            && user_identity.as_ref().is_some_and(|identity| {
+                identity.r#type == TTL_IDENTITY_TYPE && identity.principal_id == TTL_PRINCIPAL_ID
+            });
+        let (has_new_image, has_old_image) = (new_image.is_some(), old_image.is_some());
 
+        // The images move into the library type: no per-record copies of them.
         let mut stream = StreamRecord::default();
         stream.approximate_creation_date_time = created;
-        stream.keys = change.keys.clone();
-        stream.new_image = change.new_image.clone().unwrap_or_default();
-        stream.old_image = change.old_image.clone().unwrap_or_default();
-        stream.sequence_number = Some(change.sequence_number.to_string());
-        stream.size_bytes = i64::try_from(change.size_bytes).unwrap_or(i64::MAX);
-        stream.stream_view_type = Some(match change.stream_view_type {
+        stream.keys = keys;
+        stream.new_image = new_image.unwrap_or_default();
+        stream.old_image = old_image.unwrap_or_default();
+        stream.sequence_number = Some(sequence_number.clone());
+        stream.size_bytes = i64::try_from(size_bytes).unwrap_or(i64::MAX);
+        stream.stream_view_type = Some(match stream_view_type {
             ttlstream_engine::StreamViewType::KeysOnly => StreamViewType::KeysOnly,
             ttlstream_engine::StreamViewType::NewImage => StreamViewType::NewImage,
             ttlstream_engine::StreamViewType::OldImage => StreamViewType::OldImage,
@@ -97,32 +113,26 @@ impl Record {
         let mut event = EventRecord::default();
         event.aws_region = context.region.clone();
         event.change = stream;
-        event.event_id = change.event_id.clone();
-        event.event_name = change.event_name.as_str().to_string();
+        event.event_id = event_id;
+        event.event_name = event_name.as_str().to_string();
         event.event_source = Some("aws:dynamodb".to_string());
         event.event_version = Some("1.1".to_string());
         event.event_source_arn = Some(context.event_source_arn.clone());
-        event.user_identity = change.user_identity.as_ref().map(|identity| {
+        event.user_identity = user_identity.map(|identity| {
             let mut lambda_identity = UserIdentity::default();
-            lambda_identity.type_ = identity.r#type.clone();
-            lambda_identity.principal_id = identity.principal_id.clone();
+            lambda_identity.type_ = identity.r#type;
+            lambda_identity.principal_id = identity.principal_id;
             lambda_identity
         });
 
         let mut value = serde_json::to_value(&event).map_err(|e| fail(e.to_string()))?;
-        trim_absent_fields(&mut value, change);
+        trim_absent_fields(&mut value, has_new_image, has_old_image);
         let json = serde_json::to_vec(&value).map_err(|e| fail(e.to_string()))?;
-
-        let is_ttl_deletion = change.event_name == EventName::Remove
-            && change.user_identity.as_ref().is_some_and(|identity| {
-                identity.r#type == TTL_IDENTITY_TYPE && identity.principal_id == TTL_PRINCIPAL_ID
-            });
         Ok(Self {
-            table_name: change.table_name.clone(),
-            sequence_number: change.sequence_number.to_string(),
-            approximate_creation_millis: change.approximate_creation_date_time_millis,
+            table_name,
+            sequence_number,
+            approximate_creation_millis: created_millis,
             is_ttl_deletion,
-            keys: change.keys.clone(),
             json,
         })
     }
@@ -131,17 +141,17 @@ impl Record {
 /// Lambda leaves out what a record does not have: no `NewImage` on a REMOVE or an
 /// OLD_IMAGE stream, no `userIdentity` on a user's write. The library type always
 /// serialises them (as `{}` or `null`), so drop them here.
-fn trim_absent_fields(value: &mut Value, change: &ChangeRecord) {
+fn trim_absent_fields(value: &mut Value, has_new_image: bool, has_old_image: bool) {
     let Some(object) = value.as_object_mut() else {
         return;
     };
     object.retain(|_, field| !field.is_null());
     if let Some(Value::Object(dynamodb)) = object.get_mut("dynamodb") {
         dynamodb.retain(|_, field| !field.is_null());
-        if change.new_image.is_none() {
+        if !has_new_image {
             dynamodb.remove("NewImage");
         }
-        if change.old_image.is_none() {
+        if !has_old_image {
             dynamodb.remove("OldImage");
         }
     }

@@ -122,7 +122,6 @@ mod tests {
             sequence_number: "1".into(),
             approximate_creation_millis: secs * 1000,
             is_ttl_deletion: ttl,
-            keys: Default::default(),
             json: Vec::new(),
         }
     }

@@ -111,7 +111,7 @@ impl EngineSource {
                 source: Box::new(source),
             })?;
         changes
-            .iter()
+            .into_iter()
             .take_while(|change| until.is_none_or(|last| change.sequence_number <= last))
             .map(|change| Record::from_change(change, &self.context))
             .collect()

@@ -82,7 +82,6 @@ mod tests {
             sequence_number: seq.into(),
             approximate_creation_millis: 0,
             is_ttl_deletion: true,
-            keys: Default::default(),
             json: json.as_bytes().to_vec(),
         }
     }
