@@ -6,6 +6,7 @@
 //! so an event walk visits only the fields some pattern names.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::cidr::Cidr;
 use crate::event::Scalar;
@@ -27,7 +28,7 @@ pub(crate) struct PathTrie {
 
 #[derive(Debug, Clone, Default)]
 pub(crate) struct TrieNode {
-    pub(crate) children: HashMap<String, usize>,
+    pub(crate) children: HashMap<String, usize, BuildHasherDefault<FieldHasher>>,
     /// Set when a pattern matches values at exactly this path.
     pub(crate) path: Option<PathId>,
 }
@@ -72,6 +73,62 @@ impl PathTrie {
     }
 }
 
+/// A fast, non-cryptographic hasher for field names (FxHash's mixing): the
+/// names come from the operator's patterns, and an event's keys are only
+/// looked up, never inserted, so flooding is not a concern.
+#[derive(Default)]
+pub(crate) struct FieldHasher(u64);
+
+impl Hasher for FieldHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0xf135_7aea_2e62_a9c5;
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            self.0 = (self.0 ^ u64::from_le_bytes(word)).wrapping_mul(K);
+        }
+        for &b in chunks.remainder() {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(K);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0.rotate_left(26)
+    }
+}
+
+/// Whether `text` lower-cased equals / starts with / ends with `lower` (already
+/// lower-cased), without allocating when `text` is ASCII.
+fn lower_eq(
+    text: &str,
+    lower: &str,
+    how: fn(&str, &str) -> bool,
+    ascii: fn(&[u8], &[u8]) -> bool,
+) -> bool {
+    if text.is_ascii() {
+        ascii(text.as_bytes(), lower.as_bytes())
+    } else {
+        how(&text.to_lowercase(), lower)
+    }
+}
+
+fn ascii_eq(text: &[u8], lower: &[u8]) -> bool {
+    text.len() == lower.len()
+        && text
+            .iter()
+            .zip(lower)
+            .all(|(a, b)| a.to_ascii_lowercase() == *b)
+}
+
+fn ascii_prefix(text: &[u8], lower: &[u8]) -> bool {
+    text.len() >= lower.len() && ascii_eq(&text[..lower.len()], lower)
+}
+
+fn ascii_suffix(text: &[u8], lower: &[u8]) -> bool {
+    text.len() >= lower.len() && ascii_eq(&text[text.len() - lower.len()..], lower)
+}
+
 /// What one field path must satisfy in one branch.
 #[derive(Debug, Clone)]
 pub(crate) struct Condition {
@@ -110,7 +167,7 @@ pub(crate) enum Test {
 
 impl Test {
     /// Whether `value` satisfies this test.
-    pub(crate) fn matches(&self, value: &Scalar) -> bool {
+    pub(crate) fn matches(&self, value: &Scalar<'_>) -> bool {
         match (self, value) {
             (Self::Any, _) => true,
             (Self::Not(inner), v) => !inner.matches(v),
@@ -125,15 +182,17 @@ impl Test {
                     && high
                         .is_none_or(|(h, inclusive)| if inclusive { *key <= h } else { *key < h })
             }
-            (Self::String(a), Scalar::String(b)) => a == b,
+            (Self::String(a), Scalar::String(b)) => a == b.as_ref(),
             (Self::Prefix(p), Scalar::String(s)) => s.starts_with(p.as_str()),
             (Self::Suffix(p), Scalar::String(s)) => s.ends_with(p.as_str()),
-            (Self::EqualsIgnoreCase(p), Scalar::String(s)) => s.to_lowercase() == *p,
+            (Self::EqualsIgnoreCase(p), Scalar::String(s)) => {
+                lower_eq(s, p, |a, b| a == b, ascii_eq)
+            }
             (Self::PrefixIgnoreCase(p), Scalar::String(s)) => {
-                s.to_lowercase().starts_with(p.as_str())
+                lower_eq(s, p, |a, b| a.starts_with(b), ascii_prefix)
             }
             (Self::SuffixIgnoreCase(p), Scalar::String(s)) => {
-                s.to_lowercase().ends_with(p.as_str())
+                lower_eq(s, p, |a, b| a.ends_with(b), ascii_suffix)
             }
             (Self::Wildcard(w), Scalar::String(s)) => w.matches(s),
             (Self::Cidr(c), Scalar::String(s)) => c.contains(s),

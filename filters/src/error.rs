@@ -292,16 +292,6 @@ pub enum EventError {
     },
 }
 
-impl EventError {
-    pub(crate) fn from_json(err: &serde_json::Error) -> Self {
-        Self::Json {
-            line: err.line(),
-            column: err.column(),
-            message: strip_position(err),
-        }
-    }
-}
-
 /// `serde_json`'s message without its trailing ` at line L column C`.
 pub(crate) fn strip_position(err: &serde_json::Error) -> String {
     let text = err.to_string();

@@ -5,21 +5,24 @@
 //! which element of which array it came from (its [`Trail`]), so that values
 //! from different elements of one array never combine into one match.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use crate::compile::PathTrie;
 
 /// A scalar event value, as the tests see it.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Scalar {
+pub(crate) enum Scalar<'a> {
     Null,
     Bool(bool),
     /// The number and its comparison key (`None` outside `-5e9..=5e9`).
     Number(serde_json::Number, Option<i64>),
-    String(String),
+    /// Borrowed from the event where it needs no unescaping.
+    String(Cow<'a, str>),
 }
 
-impl Scalar {
+impl Scalar<'_> {
     pub(crate) fn from_number(n: &serde_json::Number) -> Self {
         Self::Number(n.clone(), crate::number::json_key(n))
     }
@@ -30,8 +33,8 @@ pub(crate) type Trail = Vec<(u32, u32)>;
 
 /// One scalar found at a named path.
 #[derive(Debug, Clone)]
-pub(crate) struct Leaf {
-    pub(crate) value: Scalar,
+pub(crate) struct Leaf<'a> {
+    pub(crate) value: Scalar<'a>,
     pub(crate) trail: Trail,
 }
 
@@ -54,12 +57,12 @@ pub(crate) fn compatible(a: &[(u32, u32)], b: &[(u32, u32)]) -> bool {
 const MAX_DEPTH: usize = 512;
 
 /// Scalars at each interned path of `trie`, indexed by path id.
-pub(crate) struct Leaves {
-    pub(crate) at: Vec<Vec<Leaf>>,
+pub(crate) struct Leaves<'a> {
+    pub(crate) at: Vec<Vec<Leaf<'a>>>,
     next_array: u32,
 }
 
-impl Leaves {
+impl<'a> Leaves<'a> {
     pub(crate) fn new(paths: usize) -> Self {
         Self {
             at: vec![Vec::new(); paths],
@@ -73,7 +76,7 @@ impl Leaves {
         self.next_array
     }
 
-    pub(crate) fn push(&mut self, path: usize, value: Scalar, trail: &Trail) {
+    pub(crate) fn push(&mut self, path: usize, value: Scalar<'a>, trail: &Trail) {
         if let Some(list) = self.at.get_mut(path) {
             list.push(Leaf {
                 value,
@@ -86,7 +89,7 @@ impl Leaves {
 /// Collect the scalars of a parsed event at the paths in `trie`.
 ///
 /// A non-object event has no fields, so it yields no values.
-pub(crate) fn collect_value(event: &Value, trie: &PathTrie) -> Leaves {
+pub(crate) fn collect_value<'a>(event: &'a Value, trie: &PathTrie) -> Leaves<'a> {
     let mut leaves = Leaves::new(trie.path_count());
     if let Value::Object(_) = event {
         visit(event, PathTrie::ROOT, trie, &mut Vec::new(), &mut leaves, 0);
@@ -94,12 +97,12 @@ pub(crate) fn collect_value(event: &Value, trie: &PathTrie) -> Leaves {
     leaves
 }
 
-fn visit(
-    value: &Value,
+fn visit<'a>(
+    value: &'a Value,
     node: usize,
     trie: &PathTrie,
     trail: &mut Trail,
-    leaves: &mut Leaves,
+    leaves: &mut Leaves<'a>,
     depth: usize,
 ) {
     if depth > MAX_DEPTH {
@@ -127,7 +130,7 @@ fn visit(
                 let value = match scalar {
                     Value::Bool(b) => Scalar::Bool(*b),
                     Value::Number(n) => Scalar::from_number(n),
-                    Value::String(s) => Scalar::String(s.clone()),
+                    Value::String(s) => Scalar::String(Cow::Borrowed(s)),
                     _ => Scalar::Null,
                 };
                 leaves.push(path, value, trail);

@@ -57,12 +57,14 @@
 //!   pattern; event values nested deeper than 512 levels are ignored.
 //! - [`Matcher::matches`] scans event bytes without building a
 //!   `serde_json::Value`: fields no pattern names are syntax-checked and
-//!   skipped (iteratively, at any depth), never stored. Along fields a pattern
+//!   skipped (iteratively, at any depth), never decoded or stored; strings
+//!   there are not checked for UTF-8, nor numbers for size. Along fields a pattern
 //!   names, nesting deeper than 128 levels is an error (`serde_json`'s
 //!   recursion limit).
 //!
 //! No input panics: bad patterns and events are errors.
 
+mod bitstack;
 mod cidr;
 mod compile;
 mod consistency;
@@ -70,6 +72,7 @@ mod criteria;
 mod dialect;
 mod error;
 mod event;
+mod lex;
 mod limits;
 mod matcher;
 mod number;

@@ -5,7 +5,7 @@ use serde_json::Value;
 use crate::compile::{Condition, PathTrie, compile};
 use crate::consistency::{Candidate, satisfiable};
 use crate::error::EventError;
-use crate::event::{Leaves, collect_value};
+use crate::event::{Leaf, Leaves, collect_value};
 use crate::pattern::Pattern;
 use crate::scan::collect_bytes;
 
@@ -93,7 +93,22 @@ impl<Id: Clone + PartialEq> Matcher<Id> {
         self.rules.is_empty()
     }
 
-    fn select(&self, leaves: &Leaves) -> Vec<Id> {
+    fn select(&self, leaves: &Leaves<'_>) -> Vec<Id> {
+        if self.ids.len() <= 64 {
+            // The common case: a bit per id, no allocation unless something matches.
+            let mut hit: u64 = 0;
+            for (index, branches) in &self.rules {
+                if hit & (1 << index) == 0
+                    && branches.iter().any(|branch| branch_matches(branch, leaves))
+                {
+                    hit |= 1 << index;
+                }
+            }
+            return (0..self.ids.len())
+                .filter(|i| hit & (1 << i) != 0)
+                .map(|i| self.ids[i].clone())
+                .collect();
+        }
         let mut hit = vec![false; self.ids.len()];
         for (index, branches) in &self.rules {
             if !hit[*index] && branches.iter().any(|branch| branch_matches(branch, leaves)) {
@@ -110,8 +125,11 @@ impl<Id: Clone + PartialEq> Matcher<Id> {
 }
 
 /// Whether one branch (ANDed conditions) holds for the event's values.
-fn branch_matches(branch: &[Condition], leaves: &Leaves) -> bool {
-    let mut candidates: Vec<Vec<Candidate<'_>>> = Vec::with_capacity(branch.len());
+fn branch_matches(branch: &[Condition], leaves: &Leaves<'_>) -> bool {
+    // First without allocating: every condition must have a matching value.
+    // Values inside arrays constrain each other only when two or more
+    // conditions have such values; otherwise any choice of values is consistent.
+    let mut conditions_in_arrays = 0;
     for condition in branch {
         let at = leaves.at.get(condition.path).map_or(&[][..], Vec::as_slice);
         if at.is_empty() {
@@ -120,14 +138,31 @@ fn branch_matches(branch: &[Condition], leaves: &Leaves) -> bool {
             }
             return false;
         }
+        let matches = |leaf: &Leaf<'_>| condition.tests.iter().any(|t| t.matches(&leaf.value));
+        if !at.iter().any(matches) {
+            return false;
+        }
+        if at.iter().any(|leaf| !leaf.trail.is_empty()) {
+            conditions_in_arrays += 1;
+        }
+    }
+    conditions_in_arrays <= 1 || consistent(branch, leaves)
+}
+
+/// Whether one matching value per condition can be chosen from compatible
+/// array elements (every condition is already known to have a match).
+fn consistent(branch: &[Condition], leaves: &Leaves<'_>) -> bool {
+    let mut candidates: Vec<Vec<Candidate<'_>>> = Vec::with_capacity(branch.len());
+    for condition in branch {
+        let at = leaves.at.get(condition.path).map_or(&[][..], Vec::as_slice);
+        if at.is_empty() {
+            continue;
+        }
         let matching: Vec<Candidate<'_>> = at
             .iter()
             .filter(|leaf| condition.tests.iter().any(|t| t.matches(&leaf.value)))
             .map(|leaf| leaf.trail.as_slice())
             .collect();
-        if matching.is_empty() {
-            return false;
-        }
         candidates.push(matching);
     }
     satisfiable(&candidates)

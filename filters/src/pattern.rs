@@ -108,8 +108,9 @@ impl Pattern {
     /// The pattern in normal form: fields sorted by name, `anything-but` as a
     /// list, every operator in its canonical shape.
     ///
-    /// Parsing the result (with the same or a wider [`crate::Dialect`]) gives a
-    /// [`Pattern`] equal to `self`.
+    /// Parsing the result with the same [`crate::Dialect`] gives a [`Pattern`]
+    /// equal to `self`. (EventBridge accepts every operator but, by default,
+    /// only 2048 characters: a long Lambda pattern may exceed it.)
     #[must_use]
     pub fn to_json(&self) -> Value {
         object_json(&self.root)

@@ -1,178 +1,237 @@
 //! Stage 3 from raw bytes: scan event JSON without building a `serde_json::Value`.
 //!
-//! A `serde` seed walks the [`PathTrie`] alongside the JSON: a field no pattern
-//! names is skipped with `IgnoredAny` (still syntax-checked, never stored); a
-//! scalar at a named path is recorded with its array [`Trail`]. The result is
-//! the same [`Leaves`] that [`crate::event::collect_value`] builds from a
-//! `Value`, except that a key repeated within one object contributes every
-//! occurrence (as a streaming parser sees them) rather than only the last.
+//! A recursive walk follows the [`PathTrie`] alongside the JSON: a field no
+//! pattern names is skipped by [`Lexer::skip_value`] (syntax-checked, never
+//! decoded or stored); a scalar at a named path is decoded (numbers by
+//! `serde_json`, so both stages agree on every value) and recorded with its
+//! array [`Trail`]. The result is the same [`Leaves`] that
+//! [`crate::event::collect_value`] builds from a `Value`, except that a key
+//! repeated within one object contributes every occurrence (as a streaming
+//! parser sees them) rather than only the last.
 
 use std::borrow::Cow;
-use std::fmt;
-
-use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use crate::compile::PathTrie;
-use crate::error::EventError;
+use crate::error::{EventError, strip_position};
 use crate::event::{Leaves, Scalar, Trail};
+use crate::lex::Lexer;
+
+/// Containers nested along named fields at which the walk stops with an error
+/// (`serde_json`'s recursion limit, so both stages fail alike).
+const MAX_NAMED_DEPTH: usize = 128;
 
 /// Scan `bytes` (one JSON object) for the values at the paths in `trie`.
-pub(crate) fn collect_bytes(bytes: &[u8], trie: &PathTrie) -> Result<Leaves, EventError> {
-    let mut leaves = Leaves::new(trie.path_count());
-    let mut trail = Trail::new();
-    let mut top = None;
-    let mut de = serde_json::Deserializer::from_slice(bytes);
-    Walk {
+pub(crate) fn collect_bytes<'a>(
+    bytes: &'a [u8],
+    trie: &PathTrie,
+) -> Result<Leaves<'a>, EventError> {
+    let mut walk = Walk {
         trie,
-        node: PathTrie::ROOT,
-        leaves: &mut leaves,
-        trail: &mut trail,
-        top: Some(&mut top),
+        lex: Lexer::new(bytes),
+        leaves: Leaves::new(trie.path_count()),
+        trail: Trail::new(),
+    };
+    walk.lex.skip_ws();
+    let found = if walk.lex.peek() == Some(b'{') {
+        walk.object(PathTrie::ROOT, 1)?;
+        None
+    } else {
+        Some(walk.lex.skip_value()?)
+    };
+    walk.lex.skip_ws();
+    if walk.lex.peek().is_some() {
+        return Err(walk.lex.error_at(walk.lex.pos, "trailing characters"));
     }
-    .deserialize(&mut de)
-    .and_then(|()| de.end())
-    .map_err(|err| EventError::from_json(&err))?;
-    match top {
+    match found {
         Some(found) => Err(EventError::NotAnObject { found }),
-        None => Ok(leaves),
+        None => Ok(walk.leaves),
     }
 }
 
-/// One position in the walk: a trie node and where the value sits.
-struct Walk<'a, 'b> {
-    trie: &'a PathTrie,
-    node: usize,
-    leaves: &'b mut Leaves,
-    trail: &'b mut Trail,
-    /// At the top level only: set to the JSON type if it is not an object.
-    top: Option<&'b mut Option<&'static str>>,
+/// The walk's state: where it is in the bytes, what it found so far.
+struct Walk<'t, 'a> {
+    trie: &'t PathTrie,
+    lex: Lexer<'a>,
+    leaves: Leaves<'a>,
+    trail: Trail,
 }
 
-impl Walk<'_, '_> {
-    fn child(&mut self, node: usize) -> Walk<'_, '_> {
-        Walk {
-            trie: self.trie,
-            node,
-            leaves: self.leaves,
-            trail: self.trail,
-            top: None,
+impl<'a> Walk<'_, 'a> {
+    /// Record `value` if trie `node` is a path some pattern matches values at.
+    fn record(&mut self, node: usize, value: Scalar<'a>) {
+        if let Some(path) = self.trie.node(node).path {
+            self.leaves.push(path, value, &self.trail);
         }
     }
 
-    fn scalar(self, kind: &'static str, value: impl FnOnce() -> Scalar) {
-        if let Some(top) = self.top {
-            *top = Some(kind);
-        } else if let Some(path) = self.trie.node(self.node).path {
-            self.leaves.push(path, value(), self.trail);
-        }
-    }
-}
-
-impl<'de> DeserializeSeed<'de> for Walk<'_, '_> {
-    type Value = ();
-
-    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Walk<'_, '_> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a JSON value")
+    fn wanted(&self, node: usize) -> bool {
+        self.trie.node(node).path.is_some()
     }
 
-    fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<(), A::Error> {
-        while let Some(Key(name)) = map.next_key()? {
-            match self.trie.node(self.node).children.get(name.as_ref()) {
-                Some(&next) => map.next_value_seed(self.child(next))?,
-                None => {
-                    map.next_value::<IgnoredAny>()?;
+    /// The value at trie `node`; containers in it nest at `depth + 1`.
+    fn value(&mut self, node: usize, depth: usize) -> Result<(), EventError> {
+        self.lex.skip_ws();
+        match self.lex.peek() {
+            Some(b'{') if !self.trie.node(node).children.is_empty() => self.object(node, depth + 1),
+            Some(b'{') => self.lex.skip_value().map(drop),
+            Some(b'[') => self.array(node, depth + 1),
+            Some(b'"') => {
+                self.lex.pos += 1;
+                let (start, end, escaped) = self.lex.string()?;
+                if self.wanted(node) {
+                    let text = decode(&self.lex, start, end, escaped)?;
+                    self.record(node, Scalar::String(text));
                 }
+                Ok(())
             }
+            Some(b'-' | b'0'..=b'9') => {
+                let (start, end) = self.lex.number()?;
+                if self.wanted(node) {
+                    let number = number(&self.lex, start, end)?;
+                    self.record(node, Scalar::from_number(&number));
+                }
+                Ok(())
+            }
+            Some(b't') => {
+                self.lex.literal(b"true")?;
+                self.record(node, Scalar::Bool(true));
+                Ok(())
+            }
+            Some(b'f') => {
+                self.lex.literal(b"false")?;
+                self.record(node, Scalar::Bool(false));
+                Ok(())
+            }
+            Some(b'n') => {
+                self.lex.literal(b"null")?;
+                self.record(node, Scalar::Null);
+                Ok(())
+            }
+            _ => Err(self.lex.error("a value", "expected value")),
+        }
+    }
+
+    fn enter(&self, depth: usize) -> Result<(), EventError> {
+        if depth >= MAX_NAMED_DEPTH {
+            return Err(self.lex.error_at(self.lex.pos, "recursion limit exceeded"));
         }
         Ok(())
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> Result<(), A::Error> {
-        if let Some(top) = self.top.take() {
-            *top = Some("an array");
-            while seq.next_element::<IgnoredAny>()?.is_some() {}
+    /// An object at trie `node` (the `{` next), itself at nesting `depth`.
+    fn object(&mut self, node: usize, depth: usize) -> Result<(), EventError> {
+        self.enter(depth)?;
+        self.lex.pos += 1;
+        self.lex.skip_ws();
+        if self.lex.peek() == Some(b'}') {
+            self.lex.pos += 1;
             return Ok(());
         }
+        loop {
+            self.lex.skip_ws();
+            if self.lex.peek() != Some(b'"') {
+                return Err(self.lex.error("an object", "key must be a string"));
+            }
+            self.lex.pos += 1;
+            let (start, end, escaped) = self.lex.string()?;
+            let children = &self.trie.node(node).children;
+            let next = if escaped {
+                children.get(decode(&self.lex, start, end, true)?.as_ref())
+            } else {
+                children.get(utf8(&self.lex, start, end)?)
+            }
+            .copied();
+            self.lex.expect(b':', "an object", "expected `:`")?;
+            match next {
+                Some(next) => self.value(next, depth)?,
+                None => {
+                    self.lex.skip_value()?;
+                }
+            }
+            self.lex.skip_ws();
+            match self.lex.peek() {
+                Some(b',') => self.lex.pos += 1,
+                Some(b'}') => {
+                    self.lex.pos += 1;
+                    return Ok(());
+                }
+                _ => return Err(self.lex.error("an object", "expected `,` or `}`")),
+            }
+        }
+    }
+
+    /// An array at trie `node` (the `[` next): each element at the same node.
+    fn array(&mut self, node: usize, depth: usize) -> Result<(), EventError> {
+        self.enter(depth)?;
+        self.lex.pos += 1;
         let id = self.leaves.array_id();
+        self.lex.skip_ws();
+        if self.lex.peek() == Some(b']') {
+            self.lex.pos += 1;
+            return Ok(());
+        }
         let mut index: u32 = 0;
         loop {
             self.trail.push((id, index));
-            let node = self.node;
-            let more = seq.next_element_seed(self.child(node))?;
+            self.value(node, depth)?;
             self.trail.pop();
-            if more.is_none() {
-                return Ok(());
+            self.lex.skip_ws();
+            match self.lex.peek() {
+                Some(b',') => {
+                    self.lex.pos += 1;
+                    index = index.saturating_add(1);
+                }
+                Some(b']') => {
+                    self.lex.pos += 1;
+                    return Ok(());
+                }
+                _ => return Err(self.lex.error("a list", "expected `,` or `]`")),
             }
-            index = index.saturating_add(1);
         }
     }
-
-    fn visit_unit<E>(self) -> Result<(), E> {
-        self.scalar("null", || Scalar::Null);
-        Ok(())
-    }
-
-    fn visit_bool<E>(self, v: bool) -> Result<(), E> {
-        self.scalar("a boolean", || Scalar::Bool(v));
-        Ok(())
-    }
-
-    fn visit_i64<E>(self, v: i64) -> Result<(), E> {
-        self.scalar("a number", || Scalar::from_number(&v.into()));
-        Ok(())
-    }
-
-    fn visit_u64<E>(self, v: u64) -> Result<(), E> {
-        self.scalar("a number", || Scalar::from_number(&v.into()));
-        Ok(())
-    }
-
-    fn visit_f64<E>(self, v: f64) -> Result<(), E> {
-        self.scalar("a number", || {
-            serde_json::Number::from_f64(v).map_or(Scalar::Null, |n| Scalar::from_number(&n))
-        });
-        Ok(())
-    }
-
-    fn visit_str<E>(self, v: &str) -> Result<(), E> {
-        self.scalar("a string", || Scalar::String(v.to_owned()));
-        Ok(())
-    }
 }
 
-/// An object key, borrowed from the input when it has no escapes.
-struct Key<'de>(Cow<'de, str>);
-
-impl<'de> de::Deserialize<'de> for Key<'de> {
-    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_str(KeyVisitor)
-    }
+/// A string body without escapes, checked as UTF-8.
+fn utf8<'a>(lex: &Lexer<'a>, start: usize, end: usize) -> Result<&'a str, EventError> {
+    std::str::from_utf8(&lex.bytes[start..end])
+        .map_err(|e| lex.error_at(start + e.valid_up_to(), "invalid unicode code point"))
 }
 
-struct KeyVisitor;
-
-impl<'de> Visitor<'de> for KeyVisitor {
-    type Value = Key<'de>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an object key")
+/// A string body decoded (escapes by `serde_json`, surrogate pairs included);
+/// borrowed when it has no escapes.
+fn decode<'a>(
+    lex: &Lexer<'a>,
+    start: usize,
+    end: usize,
+    escaped: bool,
+) -> Result<Cow<'a, str>, EventError> {
+    if !escaped {
+        return utf8(lex, start, end).map(Cow::Borrowed);
     }
+    // The quotes around the body are at start - 1 and end.
+    serde_json::from_slice::<String>(&lex.bytes[start - 1..=end])
+        .map(Cow::Owned)
+        .map_err(|e| lex.error_at(start, &strip_position(&e)))
+}
 
-    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Key<'de>, E> {
-        Ok(Key(Cow::Borrowed(v)))
+/// A number's text (grammar already checked) as `serde_json` reads it: an
+/// integer as `u64`/`i64` when it fits, anything else as a correctly rounded
+/// `f64` (as with `serde_json`'s `float_roundtrip`).
+fn number(lex: &Lexer<'_>, start: usize, end: usize) -> Result<serde_json::Number, EventError> {
+    let bytes = &lex.bytes[start..end];
+    let text = std::str::from_utf8(bytes).unwrap_or_default();
+    if !bytes.iter().any(|b| matches!(b, b'.' | b'e' | b'E')) {
+        if let Ok(n) = text.parse::<u64>() {
+            return Ok(n.into());
+        }
+        if let Ok(n) = text.parse::<i64>() {
+            return Ok(n.into());
+        }
     }
-
-    fn visit_str<E>(self, v: &str) -> Result<Key<'de>, E> {
-        Ok(Key(Cow::Owned(v.to_owned())))
-    }
+    text.parse::<f64>()
+        .ok()
+        .and_then(serde_json::Number::from_f64)
+        .ok_or_else(|| lex.error_at(start, "number out of range"))
 }
 
 #[cfg(test)]
@@ -183,7 +242,7 @@ mod tests {
     use crate::compile::compile;
     use crate::pattern::Pattern;
 
-    fn values(pattern: &str, event: &[u8]) -> Result<Vec<Scalar>, EventError> {
+    fn values<'a>(pattern: &str, event: &'a [u8]) -> Result<Vec<Scalar<'a>>, EventError> {
         let mut trie = PathTrie::new();
         compile(&Pattern::parse(pattern).unwrap(), &mut trie);
         let leaves = collect_bytes(event, &trie)?;
@@ -196,7 +255,7 @@ mod tests {
             r#"{"a": {"b": ["x"]}}"#,
             br#"{"z": [1, {"b": 2}], "a": {"b": "v", "c": 3}}"#,
         );
-        assert_eq!(got.unwrap(), vec![Scalar::String("v".to_owned())]);
+        assert_eq!(got.unwrap(), vec![Scalar::String("v".into())]);
     }
 
     #[test]
@@ -207,10 +266,7 @@ mod tests {
         );
         assert_eq!(
             got.unwrap(),
-            vec![
-                Scalar::String("one".to_owned()),
-                Scalar::String("two".to_owned())
-            ]
+            vec![Scalar::String("one".into()), Scalar::String("two".into())]
         );
     }
 
