@@ -3,8 +3,10 @@
 //! patterns. Run in release mode:
 //!
 //! ```text
-//! cargo run --release -p ttlstream-filters --example bench
+//! cargo run --release -p ttlstream-filters --example bench [-- SET]
 //! ```
+//!
+//! `SET` (e.g. `exact`) runs only the pattern sets whose name contains it.
 //!
 //! Corpora (seeded, see `benches/corpus/mod.rs`): (a) 200,000 DynamoDB stream
 //! records, about 10 % TTL deletions; (b) 213,068 GeoJSON "city lots"
@@ -52,8 +54,12 @@ fn main() {
         (TARGETS[1], corpus::exact_patterns(), &lots),
         (TARGETS[2], corpus::mixed_patterns(), &lots),
     ];
+    // An optional argument runs only the sets whose name contains it.
+    let only = std::env::args().nth(1).unwrap_or_default();
     for ((name, target), patterns, events) in sets {
-        run_set(name, target, &patterns, events);
+        if name.contains(&only) {
+            run_set(name, target, &patterns, events);
+        }
     }
     memory(1_000);
 }
