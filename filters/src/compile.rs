@@ -5,9 +5,7 @@
 //! interned in a [`PathTrie`] shared by every pattern of a [`crate::Matcher`],
 //! so an event walk visits only the fields some pattern names.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
+use crate::children::Children;
 use crate::cidr::Cidr;
 use crate::event::Scalar;
 use crate::number;
@@ -28,7 +26,7 @@ pub(crate) struct PathTrie {
 
 #[derive(Debug, Clone, Default)]
 pub(crate) struct TrieNode {
-    pub(crate) children: HashMap<String, usize, BuildHasherDefault<FieldHasher>>,
+    pub(crate) children: Children,
     /// Set when a pattern matches values at exactly this path.
     pub(crate) path: Option<PathId>,
 }
@@ -44,12 +42,12 @@ impl PathTrie {
     fn intern(&mut self, names: &[String]) -> PathId {
         let mut at = 0;
         for name in names {
-            at = match self.nodes[at].children.get(name) {
-                Some(&next) => next,
+            at = match self.nodes[at].children.get(name.as_bytes()) {
+                Some(next) => next,
                 None => {
                     self.nodes.push(TrieNode::default());
                     let next = self.nodes.len() - 1;
-                    self.nodes[at].children.insert(name.clone(), next);
+                    self.nodes[at].children.insert(name, next);
                     next
                 }
             };
@@ -70,31 +68,6 @@ impl PathTrie {
     /// How many distinct paths were interned.
     pub(crate) fn path_count(&self) -> usize {
         self.paths
-    }
-}
-
-/// A fast, non-cryptographic hasher for field names (FxHash's mixing): the
-/// names come from the operator's patterns, and an event's keys are only
-/// looked up, never inserted, so flooding is not a concern.
-#[derive(Default)]
-pub(crate) struct FieldHasher(u64);
-
-impl Hasher for FieldHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        const K: u64 = 0xf135_7aea_2e62_a9c5;
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
-            self.0 = (self.0 ^ u64::from_le_bytes(word)).wrapping_mul(K);
-        }
-        for &b in chunks.remainder() {
-            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(K);
-        }
-    }
-
-    fn finish(&self) -> u64 {
-        self.0.rotate_left(26)
     }
 }
 

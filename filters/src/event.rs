@@ -35,7 +35,9 @@ pub(crate) type Trail = Vec<(u32, u32)>;
 #[derive(Debug, Clone)]
 pub(crate) struct Leaf<'a> {
     pub(crate) value: Scalar<'a>,
-    pub(crate) trail: Trail,
+    /// Where its trail lies in [`Leaves::trails`] (one arena per event, so
+    /// recording a value inside arrays allocates nothing of its own).
+    pub(crate) trail: std::ops::Range<usize>,
 }
 
 /// Whether two values can belong to one match: wherever they lie in the same
@@ -59,6 +61,8 @@ const MAX_DEPTH: usize = 512;
 /// Scalars at each interned path of `trie`, indexed by path id.
 pub(crate) struct Leaves<'a> {
     pub(crate) at: Vec<Vec<Leaf<'a>>>,
+    /// Every leaf's array trail, back to back.
+    trails: Trail,
     next_array: u32,
 }
 
@@ -66,8 +70,14 @@ impl<'a> Leaves<'a> {
     pub(crate) fn new(paths: usize) -> Self {
         Self {
             at: vec![Vec::new(); paths],
+            trails: Trail::new(),
             next_array: 0,
         }
+    }
+
+    /// The array trail of `leaf` (one of this event's leaves).
+    pub(crate) fn trail(&self, leaf: &Leaf<'_>) -> &[(u32, u32)] {
+        self.trails.get(leaf.trail.clone()).unwrap_or_default()
     }
 
     /// A fresh id for the next array met.
@@ -78,9 +88,11 @@ impl<'a> Leaves<'a> {
 
     pub(crate) fn push(&mut self, path: usize, value: Scalar<'a>, trail: &Trail) {
         if let Some(list) = self.at.get_mut(path) {
+            let start = self.trails.len();
+            self.trails.extend_from_slice(trail);
             list.push(Leaf {
                 value,
-                trail: trail.clone(),
+                trail: start..self.trails.len(),
             });
         }
     }
@@ -112,7 +124,7 @@ fn visit<'a>(
     match value {
         Value::Object(map) => {
             for (name, child) in map {
-                if let Some(&next) = here.children.get(name) {
+                if let Some(next) = here.children.get(name.as_bytes()) {
                     visit(child, next, trie, trail, leaves, depth + 1);
                 }
             }

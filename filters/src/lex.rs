@@ -14,21 +14,26 @@ const fn splat(byte: u8) -> u64 {
     0x0101_0101_0101_0101 * byte as u64
 }
 
-/// Whether any byte of `word` is `"`, `\` or a control character (may
-/// report a false positive after a true one; callers re-check bytewise).
+/// Index of the first byte of `word` (little-endian) that is `"`, `\` or a
+/// control character, if any. Borrows in the zero-byte tests run only upward,
+/// from a true hit, so the lowest flagged byte is exact.
 #[inline]
-fn has_string_special(word: u64) -> bool {
+fn first_string_special(word: u64) -> Option<usize> {
     let high = splat(0x80);
     let zero = |x: u64| x.wrapping_sub(splat(1)) & !x & high;
     let below_space = word.wrapping_sub(splat(0x20)) & !word & high;
-    (zero(word ^ splat(b'"')) | zero(word ^ splat(b'\\')) | below_space) != 0
+    let mask = zero(word ^ splat(b'"')) | zero(word ^ splat(b'\\')) | below_space;
+    (mask != 0).then(|| (mask.trailing_zeros() / 8) as usize)
 }
 
-/// Whether all eight bytes of `word` are ASCII digits.
+/// How many leading bytes of `word` (little-endian) are ASCII digits (0..=8).
 #[inline]
-fn all_digits(word: u64) -> bool {
-    let nibbles = splat(0xF0);
-    word & nibbles == splat(0x30) && word.wrapping_add(splat(0x06)) & nibbles == splat(0x30)
+fn digit_run(word: u64) -> usize {
+    let x = word ^ splat(b'0');
+    // Digits are now 0..=9; adding 0x76 sets the high bit of anything above 9
+    // (carries run only upward, from the first non-digit).
+    let non_digit = (x.wrapping_add(splat(0x76)) | x) & splat(0x80);
+    (non_digit.trailing_zeros() / 8) as usize
 }
 
 /// The eight bytes at `at`, if there are eight.
@@ -113,7 +118,8 @@ impl<'a> Lexer<'a> {
         let mut escaped = false;
         loop {
             while let Some(word) = word_at(self.bytes, self.pos) {
-                if has_string_special(word) {
+                if let Some(at) = first_string_special(word) {
+                    self.pos += at;
                     break;
                 }
                 self.pos += 8;
@@ -161,10 +167,11 @@ impl<'a> Lexer<'a> {
     fn digits(&mut self) -> usize {
         let start = self.pos;
         while let Some(word) = word_at(self.bytes, self.pos) {
-            if !all_digits(word) {
-                break;
+            let run = digit_run(word);
+            self.pos += run;
+            if run < 8 {
+                return self.pos - start;
             }
-            self.pos += 8;
         }
         while let Some(b'0'..=b'9') = self.peek() {
             self.pos += 1;
@@ -173,6 +180,7 @@ impl<'a> Lexer<'a> {
     }
 
     /// A number (its grammar checked, not its value): its byte range.
+    #[inline(always)]
     pub(crate) fn number(&mut self) -> Result<(usize, usize), EventError> {
         let start = self.pos;
         if self.peek() == Some(b'-') {
@@ -375,18 +383,20 @@ mod tests {
             "12345678",
             "1234567a",
             "123/4567",
+            "1\"\\\u{1}xyzw",
+            "12:45678",
+            "9\u{7f}\u{ff}",
         ] {
             let Some(word) = word_at(text.as_bytes(), 0) else {
                 continue;
             };
             let bytes = &text.as_bytes()[..8];
-            let special = bytes.iter().any(|&b| b == b'"' || b == b'\\' || b < 0x20);
-            assert!(!special || has_string_special(word), "{text}");
-            assert_eq!(
-                all_digits(word),
-                bytes.iter().all(u8::is_ascii_digit),
-                "{text}"
-            );
+            let special = bytes
+                .iter()
+                .position(|&b| b == b'"' || b == b'\\' || b < 0x20);
+            assert_eq!(first_string_special(word), special, "{text}");
+            let digits = bytes.iter().take_while(|b| b.is_ascii_digit()).count();
+            assert_eq!(digit_run(word), digits, "{text}");
         }
     }
 }

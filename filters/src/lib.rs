@@ -65,6 +65,7 @@
 //! No input panics: bad patterns and events are errors.
 
 mod bitstack;
+mod children;
 mod cidr;
 mod compile;
 mod consistency;

@@ -161,7 +161,7 @@ fn consistent(branch: &[Condition], leaves: &Leaves<'_>) -> bool {
         let matching: Vec<Candidate<'_>> = at
             .iter()
             .filter(|leaf| condition.tests.iter().any(|t| t.matches(&leaf.value)))
-            .map(|leaf| leaf.trail.as_slice())
+            .map(|leaf| leaves.trail(leaf))
             .collect();
         candidates.push(matching);
     }

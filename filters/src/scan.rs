@@ -134,13 +134,14 @@ impl<'a> Walk<'_, 'a> {
             }
             self.lex.pos += 1;
             let (start, end, escaped) = self.lex.string()?;
+            // Keys are compared as bytes: a key no pattern names is not
+            // checked for UTF-8 (as a skipped string is not).
             let children = &self.trie.node(node).children;
             let next = if escaped {
-                children.get(decode(&self.lex, start, end, true)?.as_ref())
+                children.get(decode(&self.lex, start, end, true)?.as_bytes())
             } else {
-                children.get(utf8(&self.lex, start, end)?)
-            }
-            .copied();
+                children.get(&self.lex.bytes[start..end])
+            };
             self.lex.expect(b':', "an object", "expected `:`")?;
             match next {
                 Some(next) => self.value(next, depth)?,
