@@ -1,24 +1,44 @@
-//! One evaluation: the most recent datapoints in, the alarm's next state out.
+//! One evaluation: the datapoints of the evaluation range in, the alarm's next
+//! state out, exactly as the CloudWatch User Guide describes it in "Configuring
+//! how CloudWatch alarms treat missing data" (section "How alarm state is
+//! evaluated when data is missing") and "Evaluating an alarm".
 //!
-//! This is the foundation's evaluator: M out of N with the four `TreatMissingData`
-//! settings applied to the last N periods. It does not yet reproduce CloudWatch's
-//! wider evaluation range for alarms with missing data (see the CloudWatch User
-//! Guide, "Configuring how CloudWatch alarms treat missing data"); that is
-//! tracked as its own issue.
+//! CloudWatch retrieves more datapoints than `EvaluationPeriods` (N): the
+//! *evaluation range*. The guide's examples use a range of 5 for N = 3; it does
+//! not publish the general formula, so [`evaluation_range`] is N + 2. Then:
+//!
+//! * if at least N datapoints in the range exist, the N most recent existing ones
+//!   are evaluated and `TreatMissingData` is not consulted;
+//! * if none exists: `missing` gives INSUFFICIENT_DATA, `ignore` keeps the state,
+//!   `breaching` gives ALARM, `notBreaching` gives OK;
+//! * otherwise every existing datapoint is evaluated together with as few filled
+//!   ones as make up N: `breaching` fills breach, `notBreaching` fills do not.
+//!   Under `missing` and `ignore` the fills count for neither side: M breaching
+//!   gives ALARM, any non-breaching datapoint gives OK; when every existing
+//!   datapoint breaches but fewer than M do, the result is ALARM if none of them
+//!   is among the N most recent periods (the guide's table row `X - - - -`:
+//!   "the oldest evaluated data point is breaching and there aren't any
+//!   non-breaching data points") and otherwise INSUFFICIENT_DATA (`missing`); `ignore`
+//!   keeps the current state in both cases.
+//!
+//! Alarms on metrics in the `AWS/DynamoDB` namespace always ignore missing data,
+//! whatever their `TreatMissingData` says (Amazon CloudWatch API Reference,
+//! "PutMetricAlarm", parameter `TreatMissingData`).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::definition::{AlarmDefinition, TreatMissingData};
 
-/// An alarm's state. New alarms start in `INSUFFICIENT_DATA`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+/// An alarm's state. New alarms start in `INSUFFICIENT_DATA` (CloudWatch User
+/// Guide, "Alarm states").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum AlarmState {
     /// The metric is within the threshold.
     Ok,
     /// The metric breached the threshold in M of the last N periods.
     Alarm,
-    /// Not enough data to tell.
+    /// The alarm just started, or not enough data to tell.
     #[default]
     InsufficientData,
 }
@@ -32,6 +52,17 @@ impl AlarmState {
             Self::InsufficientData => "INSUFFICIENT_DATA",
         }
     }
+
+    /// Parses CloudWatch's name (`OK`, `ALARM`, `INSUFFICIENT_DATA`); `None` for
+    /// anything else.
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "OK" => Some(Self::Ok),
+            "ALARM" => Some(Self::Alarm),
+            "INSUFFICIENT_DATA" => Some(Self::InsufficientData),
+            _ => None,
+        }
+    }
 }
 
 impl std::fmt::Display for AlarmState {
@@ -40,107 +71,84 @@ impl std::fmt::Display for AlarmState {
     }
 }
 
-/// The state after evaluating `window`: the last N period datapoints, oldest
-/// first, `None` for a period with no data. A window shorter than N is padded
-/// with missing periods at the old end.
-pub fn evaluate(
-    definition: &AlarmDefinition,
-    window: &[Option<f64>],
-    current: AlarmState,
-) -> AlarmState {
-    let n = definition.evaluation_periods;
-    let m = definition.datapoints_to_alarm();
-    let recent = &window[window.len().saturating_sub(n)..];
-    let missing = n - recent.iter().filter(|v| v.is_some()).count();
-    let breaching = recent
-        .iter()
-        .flatten()
-        .filter(|value| {
-            definition
-                .comparison_operator
-                .breaches(**value, definition.threshold)
-        })
-        .count();
-    let (breaching, missing) = match definition.treat_missing_data {
-        TreatMissingData::Breaching => (breaching + missing, 0),
-        TreatMissingData::NotBreaching => (breaching, 0),
-        TreatMissingData::Ignore | TreatMissingData::Missing => (breaching, missing),
-    };
-    if breaching >= m {
-        return AlarmState::Alarm;
-    }
-    if missing == n {
-        return match definition.treat_missing_data {
-            TreatMissingData::Ignore => current,
-            _ => AlarmState::InsufficientData,
-        };
-    }
-    AlarmState::Ok
+/// The number of alarm periods CloudWatch looks at: `EvaluationPeriods` + 2,
+/// which is the range the CloudWatch User Guide's examples use ("CloudWatch
+/// retrieves the 5 most recent data points" for 3 evaluation periods).
+pub fn evaluation_range(definition: &AlarmDefinition) -> usize {
+    definition.evaluation_periods.saturating_add(2)
 }
 
-#[cfg(test)]
-mod tests {
-    use std::path::Path;
-
-    use super::*;
-
-    fn alarm(treat: &str, m: usize, n: usize) -> AlarmDefinition {
-        let text = format!(
-            r#"{{"AlarmName":"a","Namespace":"TTLStream","MetricName":"TimeToLiveDeletedItemCount",
-                "Statistic":"Sum","Period":60,"EvaluationPeriods":{n},"DatapointsToAlarm":{m},
-                "Threshold":100,"ComparisonOperator":"LessThanThreshold","TreatMissingData":"{treat}"}}"#
-        );
-        AlarmDefinition::parse(&text, Path::new("a.json")).expect("valid")
+/// The `TreatMissingData` CloudWatch applies: the definition's, except `ignore`
+/// for `AWS/DynamoDB` metrics (API Reference, "PutMetricAlarm").
+pub fn effective_treat_missing_data(definition: &AlarmDefinition) -> TreatMissingData {
+    if definition.namespace == "AWS/DynamoDB" {
+        TreatMissingData::Ignore
+    } else {
+        definition.treat_missing_data
     }
+}
 
-    #[test]
-    fn m_of_n_breaching_raises_alarm() {
-        let a = alarm("missing", 2, 3);
-        assert_eq!(
-            evaluate(&a, &[Some(500.0), Some(5.0), Some(7.0)], AlarmState::Ok),
-            AlarmState::Alarm
-        );
-        assert_eq!(
-            evaluate(
-                &a,
-                &[Some(5.0), Some(500.0), Some(500.0)],
-                AlarmState::Alarm
-            ),
-            AlarmState::Ok
-        );
+/// The state after evaluating `range`: period datapoints, oldest first, `None`
+/// for a period with no data. Only the last [`evaluation_range`] entries are
+/// looked at; a shorter slice counts as missing at the old end. `current` is
+/// the state before (kept by `ignore`). Never panics.
+pub fn evaluate(
+    definition: &AlarmDefinition,
+    range: &[Option<f64>],
+    current: AlarmState,
+) -> AlarmState {
+    let n = definition.evaluation_periods.max(1);
+    let m = definition.datapoints_to_alarm().clamp(1, n);
+    let width = evaluation_range(definition);
+    let range = &range[range.len().saturating_sub(width)..];
+    let breaches = |v: f64| {
+        definition
+            .comparison_operator
+            .breaches(v, definition.threshold)
+    };
+    let existing: Vec<f64> = range.iter().flatten().copied().collect();
+    if existing.len() >= n {
+        let recent = &existing[existing.len() - n..];
+        return verdict(recent.iter().filter(|v| breaches(**v)).count() >= m);
     }
-
-    #[test]
-    fn missing_data_settings() {
-        let none = [None, None];
-        assert_eq!(
-            evaluate(&alarm("breaching", 2, 2), &none, AlarmState::Ok),
-            AlarmState::Alarm
-        );
-        assert_eq!(
-            evaluate(&alarm("notBreaching", 2, 2), &none, AlarmState::Alarm),
-            AlarmState::Ok
-        );
-        assert_eq!(
-            evaluate(&alarm("ignore", 2, 2), &none, AlarmState::Alarm),
-            AlarmState::Alarm
-        );
-        assert_eq!(
-            evaluate(&alarm("missing", 2, 2), &none, AlarmState::Ok),
-            AlarmState::InsufficientData
-        );
+    let treat = effective_treat_missing_data(definition);
+    let breaching = existing.iter().filter(|v| breaches(**v)).count();
+    let fills = n - existing.len();
+    match treat {
+        TreatMissingData::Breaching => verdict(breaching + fills >= m),
+        TreatMissingData::NotBreaching => verdict(breaching >= m),
+        TreatMissingData::Missing | TreatMissingData::Ignore => {
+            let keep_or = |state| {
+                if treat == TreatMissingData::Ignore {
+                    current
+                } else {
+                    state
+                }
+            };
+            if existing.is_empty() {
+                return keep_or(AlarmState::InsufficientData);
+            }
+            if breaching >= m {
+                return AlarmState::Alarm;
+            }
+            if breaching < existing.len() {
+                return AlarmState::Ok;
+            }
+            // Every existing datapoint breaches, but fewer than M of them.
+            let newest_n = &range[range.len().saturating_sub(n)..];
+            if newest_n.iter().all(Option::is_none) {
+                keep_or(AlarmState::Alarm)
+            } else {
+                keep_or(AlarmState::InsufficientData)
+            }
+        }
     }
+}
 
-    #[test]
-    fn short_window_counts_as_missing_at_the_old_end() {
-        let a = alarm("breaching", 2, 2);
-        assert_eq!(
-            evaluate(&a, &[Some(1000.0)], AlarmState::InsufficientData),
-            AlarmState::Ok
-        );
-        assert_eq!(
-            evaluate(&a, &[Some(3.0)], AlarmState::Ok),
-            AlarmState::Alarm
-        );
+fn verdict(alarm: bool) -> AlarmState {
+    if alarm {
+        AlarmState::Alarm
+    } else {
+        AlarmState::Ok
     }
 }

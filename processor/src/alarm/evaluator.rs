@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use serde::Serialize;
 
 use super::definition::{AlarmDefinition, Statistic};
-use super::evaluate::{AlarmState, evaluate};
+use super::evaluate::{AlarmState, evaluate, evaluation_range};
 use crate::metrics::Datapoint;
 
 /// A state change.
@@ -31,8 +31,11 @@ pub struct AlarmEvaluator {
     state: AlarmState,
     /// Start of the alarm period being filled and the metric values in it.
     bucket: Option<(i64, Vec<f64>)>,
-    /// Closed alarm-period datapoints, newest last, at most N kept.
+    /// Closed alarm-period datapoints, newest last, at most the evaluation
+    /// range (`EvaluationPeriods` + 2) kept; `None` for a period with no data.
     window: VecDeque<Option<f64>>,
+    /// Start of the alarm period after the last one evaluated.
+    next_start: Option<i64>,
 }
 
 impl AlarmEvaluator {
@@ -43,6 +46,7 @@ impl AlarmEvaluator {
             state: AlarmState::InsufficientData,
             bucket: None,
             window: VecDeque::new(),
+            next_start: None,
         }
     }
 
@@ -66,24 +70,43 @@ impl AlarmEvaluator {
     }
 
     /// Adds one closed metric period; returns a transition when an alarm period
-    /// closed and the state changed. Metric periods must arrive in order.
+    /// closed and the state changed. Metric periods must arrive in order; alarm
+    /// periods skipped entirely are evaluated as missing, as CloudWatch evaluates
+    /// every period ("Configuring how CloudWatch alarms treat missing data").
     pub fn observe(&mut self, point: &Datapoint) -> Option<AlarmTransition> {
         if !self.accepts(point) {
             return None;
         }
-        let period = i64::try_from(self.definition.period).unwrap_or(i64::MAX);
-        let start = point.period_start_secs.div_euclid(period) * period;
+        let period = i64::try_from(self.definition.period.max(1)).unwrap_or(i64::MAX);
+        let start = point
+            .period_start_secs
+            .div_euclid(period)
+            .saturating_mul(period);
         let mut transition = None;
         if let Some((open, _)) = &self.bucket
             && *open != start
         {
-            // A gap: the open bucket is over even if its last metric period never came.
+            // The open bucket is over even if its last metric period never came.
             transition = self.close_bucket();
+        }
+        if let Some(expected) = self.next_start
+            && start > expected
+        {
+            // Whole alarm periods with no metric period at all are missing data.
+            let skipped = start.saturating_sub(expected) / period;
+            let cap = i64::try_from(evaluation_range(&self.definition)).unwrap_or(i64::MAX);
+            for j in (0..skipped.clamp(0, cap)).rev() {
+                // The j-th skipped period before `start` ends at start - j periods.
+                let end = start.saturating_sub(period.saturating_mul(j));
+                transition = self.push(None, end).or(transition);
+            }
         }
         let (_, values) = self.bucket.get_or_insert_with(|| (start, Vec::new()));
         values.push(point.value);
-        let point_end = point.period_start_secs + i64::try_from(point.period_secs).unwrap_or(0);
-        if point_end >= start + period {
+        let point_end = point
+            .period_start_secs
+            .saturating_add(i64::try_from(point.period_secs).unwrap_or(0));
+        if point_end >= start.saturating_add(period) {
             transition = self.close_bucket().or(transition);
         }
         transition
@@ -92,13 +115,19 @@ impl AlarmEvaluator {
     fn close_bucket(&mut self) -> Option<AlarmTransition> {
         let (start, values) = self.bucket.take()?;
         let value = aggregate(self.definition.statistic, &values);
+        let period = i64::try_from(self.definition.period.max(1)).unwrap_or(i64::MAX);
+        self.push(value, start.saturating_add(period))
+    }
+
+    /// Appends one alarm-period datapoint ending at `end_secs` and evaluates.
+    fn push(&mut self, value: Option<f64>, end_secs: i64) -> Option<AlarmTransition> {
         self.window.push_back(value);
-        while self.window.len() > self.definition.evaluation_periods {
+        self.next_start = Some(end_secs);
+        while self.window.len() > evaluation_range(&self.definition) {
             self.window.pop_front();
         }
         let window: Vec<Option<f64>> = self.window.iter().copied().collect();
         let next = evaluate(&self.definition, &window, self.state);
-        let period = i64::try_from(self.definition.period).unwrap_or(i64::MAX);
         if next == self.state {
             return None;
         }
@@ -106,7 +135,7 @@ impl AlarmEvaluator {
             alarm_name: self.definition.alarm_name.clone(),
             from: self.state,
             to: next,
-            at_secs: start + period,
+            at_secs: end_secs,
             value,
         };
         self.state = next;
@@ -177,6 +206,27 @@ mod tests {
             (t[0].from, t[0].to, t[0].at_secs),
             (AlarmState::Ok, AlarmState::Alarm, 10800)
         );
+    }
+
+    #[test]
+    fn skipped_alarm_periods_count_as_missing() {
+        let mut alarm = seed_alarm();
+        assert_eq!(hour(&mut alarm, 0, 10.0).len(), 1);
+        assert_eq!(alarm.state(), AlarmState::Ok);
+        // Nothing at all for hours 1..=3 (no explicit zeros): the one real
+        // datapoint (600, not breaching) stays in the 4-period evaluation range,
+        // so `breaching` fills only one of the two evaluated periods: still OK.
+        assert!(alarm.observe(&minute(4 * 3600 - 60, 500.0)).is_none());
+        assert_eq!(alarm.state(), AlarmState::Ok);
+
+        let mut quiet = seed_alarm();
+        assert_eq!(hour(&mut quiet, 0, 10.0).len(), 1);
+        // Hours 1..=4 missing: at the end of hour 4 the 600 leaves the range.
+        let t = quiet.observe(&minute(5 * 3600, 10.0));
+        let t = t.expect("an all-missing range breaches");
+        assert_eq!((t.from, t.to), (AlarmState::Ok, AlarmState::Alarm));
+        assert_eq!(t.value, None);
+        assert_eq!(t.at_secs, 5 * 3600);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! Exit codes: 0 success; 1 a runtime failure (I/O, engine, sink); 2 bad input
 //! (usage, an invalid config, pattern or event file).
 
+mod alarm;
 mod filter;
 
 use std::path::PathBuf;
@@ -59,6 +60,12 @@ pub enum Command {
         #[arg(long)]
         config: PathBuf,
     },
+    /// Alarm tools: simulate an alarm file on datapoints.
+    Alarm {
+        /// What to do with alarms.
+        #[command(subcommand)]
+        command: alarm::AlarmCommand,
+    },
     /// Event-pattern tools.
     Filter {
         /// What to do with patterns.
@@ -74,7 +81,7 @@ pub fn main() -> ExitCode {
         Command::Run { .. } => "info",
         // The demo prints its own summary, transitions included.
         Command::Demo { .. } => "error",
-        Command::Filter { .. } => "warn",
+        Command::Filter { .. } | Command::Alarm { .. } => "warn",
     };
     let filter = cli
         .log
@@ -89,6 +96,7 @@ pub fn main() -> ExitCode {
 
     match cli.command {
         Command::Filter { command } => filter::run(command),
+        Command::Alarm { command } => alarm::run(command),
         Command::Demo {
             data_dir,
             archive_dir,
