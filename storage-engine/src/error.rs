@@ -106,6 +106,23 @@ pub enum WriteError {
         /// What is wrong, naming the attribute.
         message: String,
     },
+    /// The `ConditionExpression` evaluated to false (DynamoDB
+    /// `ConditionalCheckFailedException`). Nothing was written.
+    #[error("table `{table}`: The conditional request failed")]
+    ConditionalCheckFailed {
+        /// Table name.
+        table: String,
+    },
+    /// An expression or its placeholders are invalid (DynamoDB
+    /// `ValidationException`). Nothing was written.
+    #[error("table `{table}`: {source}")]
+    Expression {
+        /// Table name.
+        table: String,
+        /// Which expression, where and why.
+        #[source]
+        source: crate::expr::ExpressionError,
+    },
     /// The storage layer failed; the write may not have happened.
     #[error(transparent)]
     Storage(#[from] StorageError),
@@ -128,6 +145,16 @@ pub enum ReadError {
         table: String,
         /// What is wrong, naming the attribute.
         message: String,
+    },
+    /// An expression or its placeholders are invalid (DynamoDB
+    /// `ValidationException`).
+    #[error("table `{table}`: {source}")]
+    Expression {
+        /// Table name.
+        table: String,
+        /// Which expression, where and why.
+        #[source]
+        source: crate::expr::ExpressionError,
     },
     /// The storage layer failed.
     #[error(transparent)]

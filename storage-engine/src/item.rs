@@ -61,14 +61,15 @@ pub(crate) fn key_item(def: &TableDefinition, item: &Item) -> Item {
     keys
 }
 
-/// Validates a whole item for a put: key attributes, every attribute name
-/// and value, and the 400 KB size limit.
+/// Validates a whole item for a put: key attributes, the types of secondary
+/// index key attributes, every attribute name and value, and the 400 KB size limit.
 ///
 /// # Errors
 ///
 /// A message naming the offending attribute.
 pub(crate) fn validate_item(def: &TableDefinition, item: &Item) -> Result<Vec<u8>, String> {
     let key = primary_key_bytes(def, item)?;
+    crate::index::validate_item(def, item)?;
     for (name, value) in item.iter() {
         validate_attribute(name, value)?;
     }

@@ -21,7 +21,20 @@
 //!   INSERT / MODIFY / REMOVE records with images per [`StreamViewType`] and
 //!   strictly increasing [`SequenceNumber`]s, read with [`Engine::read_stream`].
 //! * Storage on [fjall](https://docs.rs/fjall) 3; every write commits one
-//!   atomic batch (item + expiry index + change record). See `FORMAT.md`.
+//!   atomic batch (item + expiry index + secondary-index entries + change
+//!   record). See `FORMAT.md`.
+//! * Expressions ([`Engine::put_item_with`], [`Engine::update_item_with`],
+//!   [`Engine::delete_item_with`], [`Engine::query_with`],
+//!   [`Engine::scan_with`]): ConditionExpression (failing with
+//!   [`WriteError::ConditionalCheckFailed`]), UpdateExpression (SET with
+//!   `if_not_exists` / `list_append` / exact decimal `+` `-`, REMOVE, ADD,
+//!   DELETE), KeyConditionExpression, FilterExpression, ProjectionExpression,
+//!   `ExpressionAttributeNames` / `Values`, `Limit` / `ExclusiveStartKey` /
+//!   `LastEvaluatedKey` pagination. Errors are [`ExpressionError`]s worded
+//!   like DynamoDB's `ValidationException`.
+//! * Global and local secondary indexes ([`GlobalSecondaryIndex`],
+//!   [`LocalSecondaryIndex`], [`Projection`]), sparse, kept in the same
+//!   batch as the item, also on TTL deletions; Query and Scan on an index.
 //!
 //! ## Durability
 //!
@@ -35,8 +48,12 @@
 //!
 //! ## What it is not (limits of this slice)
 //!
-//! * No expressions (condition, filter, projection), no pagination, no
-//!   secondary indexes, no transactions, no DeleteTable.
+//! * No transactions, no batch operations, no DeleteTable, no UpdateTable
+//!   (indexes are defined at CreateTable only), no reserved-word check on
+//!   attribute names in expressions. Query reads the whole partition and
+//!   applies the sort-key condition while reading (no key-range seek).
+//! * Secondary indexes are updated synchronously (DynamoDB's GSIs are
+//!   eventually consistent).
 //! * No stream retention: records are kept forever (DynamoDB trims after 24
 //!   hours), and there is one shard per table.
 //! * Writes are serialised by one engine-wide mutex; reads take no lock.
@@ -86,23 +103,34 @@
 mod clock;
 mod engine;
 mod error;
+mod expr;
+mod index;
 mod item;
 mod key;
 mod number;
+mod query;
 mod read;
+mod request;
 mod storage;
 mod stream;
 mod sweeper;
 mod table;
 pub mod ttl;
 mod write;
+mod write_with;
 
 pub use clock::{AcceleratedClock, Clock, ManualClock, SystemClock};
 pub use engine::{Engine, EngineOptions};
 pub use error::{
     OpenError, ReadError, StorageError, StreamError, SweepError, TableError, WriteError,
 };
+pub use expr::{ExpressionError, ExpressionKind};
+pub use index::{GlobalSecondaryIndex, LocalSecondaryIndex, Projection};
 pub use item::{MAX_ITEM_SIZE_BYTES, item_size_bytes, value_size_bytes};
+pub use request::{
+    DeleteItemInput, PutItemInput, QueryInput, ReadOutput, ReturnValue, ScanInput, UpdateItemInput,
+    WriteOutput,
+};
 pub use serde_dynamo::{AttributeValue, Item};
 pub use stream::{
     ChangeRecord, EventName, ParseSequenceNumberError, SequenceNumber, StreamPosition, UserIdentity,

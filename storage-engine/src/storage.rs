@@ -28,6 +28,8 @@ pub(crate) const META: &str = "meta";
 pub(crate) const ITEMS: &str = "items";
 pub(crate) const EXPIRY: &str = "expiry";
 pub(crate) const STREAM: &str = "stream";
+/// Secondary-index entries (see `index.rs`).
+pub(crate) const INDEXES: &str = "index";
 
 /// Persistent per-table metadata (the `meta` keyspace value).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -54,6 +56,8 @@ pub(crate) struct Store {
     pub items: Keyspace,
     pub expiry: Keyspace,
     pub stream: Keyspace,
+    /// Secondary-index entries.
+    pub indexes: Keyspace,
 }
 
 impl Store {
@@ -68,12 +72,14 @@ impl Store {
         let items = db.keyspace(ITEMS, KeyspaceCreateOptions::default)?;
         let expiry = db.keyspace(EXPIRY, KeyspaceCreateOptions::default)?;
         let stream = db.keyspace(STREAM, KeyspaceCreateOptions::default)?;
+        let indexes = db.keyspace(INDEXES, KeyspaceCreateOptions::default)?;
         Ok(Self {
             db,
             meta,
             items,
             expiry,
             stream,
+            indexes,
         })
     }
 

@@ -5,6 +5,7 @@
 //! (`TimeToLiveSpecification`) requests — see "Core components of Amazon
 //! DynamoDB" and "Using time to live (TTL) in DynamoDB".
 
+use crate::index::{GlobalSecondaryIndex, LocalSecondaryIndex, Projection};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -23,6 +24,14 @@ pub struct TableDefinition {
     /// `None`: no change stream. `Some(v)`: every write appends a
     /// [`ChangeRecord`](crate::ChangeRecord) carrying the images `v` selects.
     pub stream_view_type: Option<StreamViewType>,
+    /// Global secondary indexes (DynamoDB `GlobalSecondaryIndexes`); see
+    /// [`GlobalSecondaryIndex`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub global_secondary_indexes: Vec<GlobalSecondaryIndex>,
+    /// Local secondary indexes (DynamoDB `LocalSecondaryIndexes`); see
+    /// [`LocalSecondaryIndex`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub local_secondary_indexes: Vec<LocalSecondaryIndex>,
 }
 
 impl TableDefinition {
@@ -37,6 +46,8 @@ impl TableDefinition {
             partition_key: KeyAttribute::new(partition_key, attribute_type),
             sort_key: None,
             stream_view_type: None,
+            global_secondary_indexes: Vec::new(),
+            local_secondary_indexes: Vec::new(),
         }
     }
 
@@ -55,6 +66,31 @@ impl TableDefinition {
     #[must_use]
     pub fn with_stream(mut self, view: StreamViewType) -> Self {
         self.stream_view_type = Some(view);
+        self
+    }
+
+    /// Builder-style: adds a global secondary index.
+    #[must_use]
+    pub fn with_global_secondary_index(mut self, index: GlobalSecondaryIndex) -> Self {
+        self.global_secondary_indexes.push(index);
+        self
+    }
+
+    /// Builder-style: adds a local secondary index on sort key
+    /// `attribute_name` (the table must have a sort key).
+    #[must_use]
+    pub fn with_local_secondary_index(
+        mut self,
+        index_name: impl Into<String>,
+        attribute_name: impl Into<String>,
+        attribute_type: ScalarAttributeType,
+        projection: Projection,
+    ) -> Self {
+        self.local_secondary_indexes.push(LocalSecondaryIndex {
+            index_name: index_name.into(),
+            sort_key: KeyAttribute::new(attribute_name, attribute_type),
+            projection,
+        });
         self
     }
 
@@ -98,6 +134,7 @@ impl TableDefinition {
                 sk.attribute_name
             ));
         }
+        crate::index::validate(self)?;
         Ok(())
     }
 }

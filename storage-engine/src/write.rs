@@ -195,7 +195,7 @@ impl Engine {
 
     /// Commits one user change (no `user_identity`) as its own atomic batch and
     /// advances the sequence counter only once the batch is committed.
-    fn commit_change(
+    pub(crate) fn commit_change(
         &self,
         state: &mut WriteState,
         meta: &TableMeta,
@@ -213,7 +213,7 @@ impl Engine {
 
     /// Table metadata, read under the write lock so a concurrent TTL change
     /// cannot slip between reading the setting and committing.
-    fn write_meta(&self, table: &str) -> Result<Arc<TableMeta>, WriteError> {
+    pub(crate) fn write_meta(&self, table: &str) -> Result<Arc<TableMeta>, WriteError> {
         self.table_meta(table)
             .ok_or_else(|| WriteError::TableNotFound {
                 table: table.to_string(),
@@ -233,7 +233,8 @@ impl Engine {
     }
 
     /// Stages one item change from `old` to `new` (either may be absent) into
-    /// `batch`: the item, its expiry-index entry and, if the table has a
+    /// `batch`: the item, its expiry-index entry, its secondary-index entries
+    /// (`index::stage`; also on TTL deletions, which come through here) and, if the table has a
     /// stream, a change record numbered `*next_seq` (then incremented).
     /// Caller holds the write lock and commits.
     #[allow(clippy::too_many_arguments)]
@@ -268,6 +269,7 @@ impl Engine {
                 Vec::<u8>::new(),
             );
         }
+        crate::index::stage(store, batch, meta, pk, old, new)?;
         if let (Some(view), Some(any)) = (meta.definition.stream_view_type, new.or(old)) {
             let seq = SequenceNumber(*next_seq);
             *next_seq = next_seq.saturating_add(1);
@@ -291,7 +293,7 @@ impl Engine {
     }
 }
 
-fn validation(table: &str, message: String) -> WriteError {
+pub(crate) fn validation(table: &str, message: String) -> WriteError {
     WriteError::Validation {
         table: table.to_string(),
         message,

@@ -50,6 +50,8 @@ fn prepare(data_dir: &Path) -> BTreeSet<(String, String)> {
                 attribute_type: ScalarAttributeType::S,
             }),
             stream_view_type: Some(StreamViewType::NewAndOldImages),
+            global_secondary_indexes: Vec::new(),
+            local_secondary_indexes: Vec::new(),
         })
         .expect("create table");
     engine

@@ -243,6 +243,8 @@ fn create_table(engine: &Engine) -> Result<(), DemoError> {
                 attribute_type: ScalarAttributeType::S,
             }),
             stream_view_type: Some(StreamViewType::OldImage),
+            global_secondary_indexes: Vec::new(),
+            local_secondary_indexes: Vec::new(),
         })
         .map_err(engine_error)?;
     engine

@@ -1,0 +1,124 @@
+//! KeyConditionExpression analysis ("Key condition expressions for query"):
+//! `pk = :v`, optionally `AND` one sort-key condition (`=`, `<`, `<=`, `>`,
+//! `>=`, `BETWEEN`, `begins_with`), in either order.
+
+use super::ast::{Comparator, Condition, Operand, PathElem};
+use super::error::{ExpressionError, ExpressionKind};
+use super::eval::{Values, compare};
+use serde_dynamo::AttributeValue;
+
+const KIND: ExpressionKind = ExpressionKind::KeyConditionExpression;
+
+/// A condition on the sort key.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum SortCondition {
+    /// `sk op :v` (`op` is never `<>`).
+    Compare(Comparator, AttributeValue),
+    /// `sk BETWEEN :lo AND :hi`
+    Between(AttributeValue, AttributeValue),
+    /// `begins_with(sk, :prefix)`
+    BeginsWith(AttributeValue),
+}
+
+/// A validated key condition.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct KeyCondition {
+    /// The partition key value.
+    pub partition: AttributeValue,
+    /// The optional sort key condition.
+    pub sort: Option<SortCondition>,
+}
+
+impl KeyCondition {
+    /// Validates `cond` against the key schema (`pk`, optional `sk`).
+    ///
+    /// # Errors
+    ///
+    /// [`ExpressionError::Invalid`] worded as DynamoDB's: missing partition
+    /// key condition, unsupported operator or shape, a non-key attribute.
+    pub(crate) fn from_condition(
+        cond: &Condition,
+        pk: &str,
+        sk: Option<&str>,
+        values: &Values,
+    ) -> Result<Self, ExpressionError> {
+        let parts: Vec<&Condition> = match cond {
+            Condition::And(a, b) => vec![a, b],
+            other => vec![other],
+        };
+        let mut partition = None;
+        let mut sort = None;
+        for part in parts {
+            let (name, sc) = leaf(part, values)?;
+            if name == pk {
+                match sc {
+                    SortCondition::Compare(Comparator::Eq, v) if partition.is_none() => {
+                        partition = Some(v);
+                    }
+                    _ => return Err(unsupported()),
+                }
+            } else if Some(name) == sk && sort.is_none() {
+                sort = Some(sc);
+            } else if Some(name) == sk {
+                return Err(unsupported());
+            } else {
+                return Err(ExpressionError::invalid(
+                    KIND,
+                    format!("Query key condition not supported: `{name}` is not a key attribute"),
+                ));
+            }
+        }
+        let partition = partition.ok_or_else(|| {
+            ExpressionError::invalid(
+                KIND,
+                format!("Query condition missed key schema element: {pk}"),
+            )
+        })?;
+        Ok(Self { partition, sort })
+    }
+}
+
+fn unsupported() -> ExpressionError {
+    ExpressionError::invalid(KIND, "Query key condition not supported")
+}
+
+/// A leaf condition on one top-level attribute with placeholder values.
+fn leaf<'c>(
+    c: &'c Condition,
+    values: &Values,
+) -> Result<(&'c str, SortCondition), ExpressionError> {
+    let attr = |op: &'c Operand| match op {
+        Operand::Path(p) => match p.0.as_slice() {
+            [PathElem::Attr(n)] => Ok(n.as_str()),
+            _ => Err(unsupported()),
+        },
+        _ => Err(unsupported()),
+    };
+    let val = |op: &Operand| match op {
+        Operand::Value(v) => values.get(v).cloned().ok_or_else(unsupported),
+        _ => Err(unsupported()),
+    };
+    match c {
+        Condition::Compare(a, op, b) => {
+            if *op == Comparator::Ne {
+                return Err(ExpressionError::invalid(
+                    KIND,
+                    "Unsupported operator on KeyCondition: <>",
+                ));
+            }
+            Ok((attr(a)?, SortCondition::Compare(*op, val(b)?)))
+        }
+        Condition::Between(a, lo, hi) => {
+            let (lo, hi) = (val(lo)?, val(hi)?);
+            if compare(&lo, &hi).is_some_and(|o| o.is_gt()) {
+                return Err(ExpressionError::invalid(
+                    KIND,
+                    "The BETWEEN operator requires upper bound to be greater than or equal to lower bound",
+                ));
+            }
+            Ok((attr(a)?, SortCondition::Between(lo, hi)))
+        }
+        Condition::BeginsWith(a, p) => Ok((attr(a)?, SortCondition::BeginsWith(val(p)?))),
+        _ => Err(unsupported()),
+    }
+}

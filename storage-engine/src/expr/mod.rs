@@ -1,0 +1,116 @@
+//! DynamoDB expressions: parsing (with `winnow`), placeholder substitution,
+//! evaluation of conditions, application of updates and projections.
+//!
+//! Reproduces the DynamoDB Developer Guide pages "Condition expressions",
+//! "Update expressions", "Key condition expressions for query", "Filter
+//! expressions for query", "Projection expressions" and "Comparison
+//! operator and function reference". Expression text is user input: every
+//! function here returns an error for bad input and never panics.
+
+mod apply;
+mod arith;
+mod ast;
+mod error;
+mod eval;
+mod key_condition;
+mod parse;
+mod resolve;
+
+pub use error::{ExpressionError, ExpressionKind};
+
+pub(crate) use apply::project;
+pub(crate) use ast::{Comparator, Condition, Path, UpdateExpr};
+pub(crate) use eval::{Attrs, Values, compare};
+pub(crate) use key_condition::{KeyCondition, SortCondition};
+pub(crate) use resolve::Placeholders;
+
+/// Parses and resolves a condition-grammar expression (ConditionExpression,
+/// FilterExpression or KeyConditionExpression).
+///
+/// # Errors
+///
+/// [`ExpressionError::Syntax`], [`ExpressionError::UndefinedName`],
+/// [`ExpressionError::UndefinedValue`], [`ExpressionError::Invalid`] (IN
+/// with more than 100 operands).
+pub(crate) fn compile_condition(
+    kind: ExpressionKind,
+    text: &str,
+    ph: &mut Placeholders<'_>,
+) -> Result<Condition, ExpressionError> {
+    let mut c =
+        parse::condition(text).map_err(|e| ExpressionError::syntax(kind, text, e.offset))?;
+    ph.condition(kind, &mut c)?;
+    Ok(c)
+}
+
+/// Parses and resolves an UpdateExpression and checks its paths do not overlap.
+///
+/// # Errors
+///
+/// As [`compile_condition`]; [`ExpressionError::Invalid`] for a clause
+/// given twice or overlapping paths.
+pub(crate) fn compile_update(
+    text: &str,
+    ph: &mut Placeholders<'_>,
+) -> Result<UpdateExpr, ExpressionError> {
+    let kind = ExpressionKind::UpdateExpression;
+    let clauses = parse::update(text).map_err(|e| ExpressionError::syntax(kind, text, e.offset))?;
+    let mut u = parse::Clause::merge(clauses).map_err(|kw| {
+        ExpressionError::invalid(
+            kind,
+            format!("The \"{kw}\" section can only be used once in an update expression"),
+        )
+    })?;
+    ph.update(&mut u)?;
+    apply::check_overlaps(&u)?;
+    Ok(u)
+}
+
+/// Parses and resolves a ProjectionExpression.
+///
+/// # Errors
+///
+/// [`ExpressionError::Syntax`], [`ExpressionError::UndefinedName`].
+pub(crate) fn compile_projection(
+    text: &str,
+    ph: &mut Placeholders<'_>,
+) -> Result<Vec<Path>, ExpressionError> {
+    let kind = ExpressionKind::ProjectionExpression;
+    let mut paths =
+        parse::projection(text).map_err(|e| ExpressionError::syntax(kind, text, e.offset))?;
+    for p in &mut paths {
+        ph.path(kind, p)?;
+    }
+    Ok(paths)
+}
+
+/// Evaluates a compiled condition against `item` (absent = empty).
+///
+/// # Errors
+///
+/// [`ExpressionError::Invalid`] for operand type errors found at evaluation.
+pub(crate) fn evaluate(
+    kind: ExpressionKind,
+    cond: &Condition,
+    item: Option<&Attrs>,
+    values: &Values,
+) -> Result<bool, ExpressionError> {
+    let empty = Attrs::new();
+    eval::eval(kind, cond, item.unwrap_or(&empty), values)
+}
+
+/// `old` with the update applied.
+///
+/// # Errors
+///
+/// [`ExpressionError::Invalid`] for type errors or invalid paths.
+pub(crate) fn apply_update(
+    u: &UpdateExpr,
+    old: &Attrs,
+    values: &Values,
+) -> Result<Attrs, ExpressionError> {
+    apply::apply(u, old, values)
+}
+
+#[cfg(test)]
+mod tests;
