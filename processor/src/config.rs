@@ -111,14 +111,38 @@ pub struct MetricsConfig {
     /// standard resolution). Alarm periods must be multiples of it.
     #[serde(default = "default_period_secs")]
     pub period_secs: u64,
+    /// Serve Prometheus text on `http://<this address>/metrics`, e.g.
+    /// `"127.0.0.1:9464"` (loopback: only this host can scrape). Default: off.
+    #[serde(default)]
+    pub prometheus_listen: Option<std::net::SocketAddr>,
+    /// Write CloudWatch Embedded Metric Format lines to stdout once per period
+    /// (for the Lambda, whose stdout goes to CloudWatch Logs). Default false.
+    #[serde(default)]
+    pub emf: bool,
+    /// Publish with CloudWatch PutMetricData once per period (region and
+    /// credentials from the usual AWS sources). Default false.
+    #[serde(default)]
+    pub cloudwatch: bool,
+    /// CloudWatch namespace for `emf` and `cloudwatch`. Default `TTLStream`;
+    /// must not start with `AWS/` (reserved for AWS services).
+    #[serde(default = "default_namespace")]
+    pub namespace: String,
 }
 
 impl Default for MetricsConfig {
     fn default() -> Self {
         Self {
             period_secs: default_period_secs(),
+            prometheus_listen: None,
+            emf: false,
+            cloudwatch: false,
+            namespace: default_namespace(),
         }
     }
+}
+
+fn default_namespace() -> String {
+    crate::metrics::cloudwatch::DEFAULT_NAMESPACE.to_string()
 }
 
 fn default_period_secs() -> u64 {
@@ -204,6 +228,11 @@ impl Config {
         };
         if self.metrics.period_secs == 0 {
             return Err(invalid("metrics.period_secs: must be at least 1".into()));
+        }
+        if (self.metrics.emf || self.metrics.cloudwatch)
+            && let Err(e) = crate::metrics::cloudwatch::check_namespace(&self.metrics.namespace)
+        {
+            return Err(invalid(format!("metrics.namespace: {e}")));
         }
         if self.batch.max_records == 0 {
             return Err(invalid("batch.max_records: must be at least 1".into()));

@@ -18,7 +18,7 @@ use crate::checkpoint::{Checkpoint, CheckpointStore, InFlight};
 use crate::config::{Config, SinkConfig, SourceConfig};
 use crate::delivery::{RetryConfig, deliver};
 use crate::error::{ConfigError, PipelineError, SourceError};
-use crate::metrics::{Datapoint, PipelineStats, TtlDeletionCounter};
+use crate::metrics::{Datapoint, PipelineStats, TtlDeletionCounter, names};
 use crate::router::{Route, Router, load_filter_file};
 use crate::sinks::file::FileSink;
 use crate::sinks::{Sink, SinkBatch};
@@ -209,6 +209,7 @@ impl Pipeline {
         for record in &records {
             self.counter.observe(record);
             self.stats.records_read += 1;
+            ::metrics::counter!(names::RECORDS_READ).increment(1);
             if record.is_ttl_deletion {
                 self.stats.ttl_deletions += 1;
             }
@@ -219,6 +220,7 @@ impl Pipeline {
             })?;
             if !routes.is_empty() {
                 self.stats.records_matched += 1;
+                ::metrics::counter!(names::RECORDS_MATCHED).increment(1);
             }
             let mut sinks: Vec<usize> = routes
                 .iter()
@@ -250,8 +252,12 @@ impl Pipeline {
                 last_sequence_number: &last,
                 records: batch_records,
             };
-            deliver(self.sinks[sink].as_ref(), &batch, &self.retry).await?;
+            if let Err(e) = deliver(self.sinks[sink].as_ref(), &batch, &self.retry).await {
+                ::metrics::counter!(names::RECORDS_FAILED).increment(count);
+                return Err(e.into());
+            }
             self.stats.records_delivered += count;
+            ::metrics::counter!(names::RECORDS_DELIVERED).increment(count);
         }
 
         self.checkpoint = Checkpoint {
@@ -262,6 +268,8 @@ impl Pipeline {
         self.stats.batches_committed += 1;
 
         let newest = records.last().map_or(0, |r| r.approximate_creation_millis);
+        let age_millis = self.clock.now_millis().saturating_sub(newest).max(0);
+        ::metrics::gauge!(names::ITERATOR_AGE_MILLISECONDS).set(age_millis as f64);
         let watermark = if records.len() < self.max_records {
             newest.max(self.clock.now_millis())
         } else {
@@ -276,6 +284,8 @@ impl Pipeline {
         let datapoints = self.counter.close_through(watermark_millis);
         let mut transitions = Vec::new();
         for point in &datapoints {
+            ::metrics::counter!(point.metric_name, names::TABLE_NAME => point.table_name.clone())
+                .increment(point.value.max(0.0) as u64);
             tracing::info!(
                 metric = point.metric_name,
                 table = %point.table_name,

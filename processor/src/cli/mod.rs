@@ -59,6 +59,10 @@ pub enum Command {
         /// The TOML config file.
         #[arg(long)]
         config: PathBuf,
+        /// Serve Prometheus text on http://ADDR/metrics (overrides
+        /// `[metrics] prometheus_listen`), e.g. 127.0.0.1:9464.
+        #[arg(long, env = "TTLSTREAM_PROMETHEUS_LISTEN")]
+        prometheus_listen: Option<std::net::SocketAddr>,
     },
     /// Alarm tools: simulate an alarm file on datapoints.
     Alarm {
@@ -146,9 +150,17 @@ pub fn main() -> ExitCode {
                 }
             })
         }
-        Command::Run { config } => {
+        Command::Run {
+            config,
+            prometheus_listen,
+        } => {
             let config = match Config::load(&config) {
-                Ok(config) => config,
+                Ok(mut config) => {
+                    if prometheus_listen.is_some() {
+                        config.metrics.prometheus_listen = prometheus_listen;
+                    }
+                    config
+                }
                 Err(e) => {
                     eprintln!("error: {e}");
                     return ExitCode::from(2);
@@ -173,6 +185,24 @@ pub fn main() -> ExitCode {
 
 async fn run_sidecar(config: &Config) -> Result<(), PipelineError> {
     let mut pipeline = Pipeline::build(config)?;
+    match crate::metrics::exporters::install(&config.metrics).await {
+        Ok(Some(flusher)) => {
+            let period = std::time::Duration::from_secs(config.metrics.period_secs.max(1));
+            tokio::spawn(async move {
+                let mut tick = tokio::time::interval(period);
+                tick.tick().await;
+                loop {
+                    tick.tick().await;
+                    let now_millis = chrono::Utc::now().timestamp_millis();
+                    if let Err(e) = flusher.flush(now_millis).await {
+                        tracing::error!(error = %e, "metrics flush failed");
+                    }
+                }
+            });
+        }
+        Ok(None) => {}
+        Err(e) => tracing::error!(error = %e, "metrics exporters not started"),
+    }
     tracing::info!(checkpoint = ?pipeline.checkpoint(), "sidecar started");
     let stats = pipeline.run(shutdown_signal()).await?;
     tracing::info!(?stats, "sidecar stopped");

@@ -284,6 +284,7 @@ fn demo_config(options: &DemoOptions, data_dir: &Path, filter: &Path, alarm: &Pa
         )]),
         metrics: MetricsConfig {
             period_secs: options.period_secs,
+            ..MetricsConfig::default()
         },
         alarms: vec![AlarmConfig {
             file: alarm.to_path_buf(),

@@ -1,8 +1,21 @@
 //! Metrics: `TimeToLiveDeletedItemCount` per table per period, and the pipeline's
 //! own counters.
+//!
+//! The pipeline instruments once, through the `metrics` crate ([`names`]); the
+//! exporters read what it recorded: Prometheus text on `/metrics`
+//! ([`prometheus`]), CloudWatch Embedded Metric Format lines on stdout
+//! ([`emf`]) and CloudWatch `PutMetricData` ([`cloudwatch`]), the latter two
+//! from a [`SnapshotRecorder`] flushed once per metric period.
 
+pub mod cloudwatch;
+pub mod emf;
+pub mod exporters;
+pub mod names;
+pub mod prometheus;
+mod snapshot;
 mod ttl_deleted;
 
+pub use snapshot::{MetricDatum, SnapshotRecorder};
 pub use ttl_deleted::{Datapoint, TIME_TO_LIVE_DELETED_ITEM_COUNT, TtlDeletionCounter};
 
 /// Counters of one pipeline since it started.

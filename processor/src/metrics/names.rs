@@ -1,0 +1,66 @@
+//! The metric names ttlstream emits through the `metrics` crate, in CloudWatch's
+//! style (PascalCase, the unit in the name where it is not Count).
+
+/// Records read from the source (Count).
+pub const RECORDS_READ: &str = "RecordsRead";
+/// Records that matched at least one route (Count).
+pub const RECORDS_MATCHED: &str = "RecordsMatched";
+/// Record deliveries acknowledged by sinks, i.e. archived (Count).
+pub const RECORDS_DELIVERED: &str = "RecordsDelivered";
+/// Batches that failed delivery after every retry (Count).
+pub const RECORDS_FAILED: &str = "RecordsFailed";
+/// Records sent to a dead-letter sink (Count; 0 until a dead-letter sink exists).
+pub const RECORDS_DEAD_LETTERED: &str = "RecordsDeadLettered";
+/// Age of the newest record read, when it was read (milliseconds), as Lambda's
+/// `IteratorAge` (Lambda Developer Guide, "Types of metrics for Lambda functions").
+pub const ITERATOR_AGE_MILLISECONDS: &str = "IteratorAgeMilliseconds";
+/// How late the engine's sweeper deleted an expired item: deletion time minus
+/// the item's expiry (milliseconds). Reserved: not emitted yet, because the
+/// stream record does not carry the table's TTL attribute name.
+pub const SWEEPER_LAG_MILLISECONDS: &str = "SweeperLagMilliseconds";
+/// The `TableName` dimension.
+pub const TABLE_NAME: &str = "TableName";
+
+/// A CloudWatch `StandardUnit` for a metric name: `Milliseconds` for names
+/// ending in `Milliseconds`, else `Count`.
+pub fn unit_of(name: &str) -> &'static str {
+    if name.ends_with("Milliseconds") {
+        "Milliseconds"
+    } else {
+        "Count"
+    }
+}
+
+/// Registers units and descriptions with the installed recorder (shown as
+/// `# HELP` in Prometheus text), and creates the dead-letter counter at 0.
+pub fn describe() {
+    use metrics::{Unit, describe_counter, describe_gauge};
+    describe_counter!(RECORDS_READ, Unit::Count, "Records read from the source");
+    describe_counter!(RECORDS_MATCHED, Unit::Count, "Records that matched a route");
+    describe_counter!(
+        RECORDS_DELIVERED,
+        Unit::Count,
+        "Record deliveries acknowledged by sinks"
+    );
+    describe_counter!(
+        RECORDS_FAILED,
+        Unit::Count,
+        "Records whose delivery failed after retries"
+    );
+    describe_counter!(
+        RECORDS_DEAD_LETTERED,
+        Unit::Count,
+        "Records sent to a dead-letter sink"
+    );
+    describe_counter!(
+        crate::metrics::TIME_TO_LIVE_DELETED_ITEM_COUNT,
+        Unit::Count,
+        "Items deleted by TTL, per TableName"
+    );
+    describe_gauge!(
+        ITERATOR_AGE_MILLISECONDS,
+        Unit::Milliseconds,
+        "Age of the newest record read"
+    );
+    metrics::counter!(RECORDS_DEAD_LETTERED).increment(0);
+}
