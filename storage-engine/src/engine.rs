@@ -124,6 +124,15 @@ impl Engine {
             max_id = max_id.max(meta.id);
             tables.insert(meta.definition.table_name.clone(), Arc::new(meta));
         }
+        // Tablestore and Spanner tables share the id space and the stream.
+        let mut other_ids = crate::tablestore::table_ids(&store).map_err(storage_err)?;
+        other_ids.extend(crate::spanner::table_ids(&store).map_err(storage_err)?);
+        for id in other_ids {
+            max_id = max_id.max(id);
+            if let Some(seq) = store.last_sequence_number(id).map_err(storage_err)? {
+                max_seq = max_seq.max(seq.0);
+            }
+        }
         tracing::debug!(
             tables = tables.len(),
             next_sequence_number = max_seq.saturating_add(1),

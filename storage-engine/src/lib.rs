@@ -59,7 +59,14 @@
 //! * Writes are serialised by one engine-wide mutex; reads take no lock.
 //! * Enabling TTL scans the table once (under the write lock) to index the
 //!   items already there; it takes effect at once, not within an hour.
-//! * Tablestore- and Spanner-style TTL models are not in this slice.
+//! * The Tablestore model ([`tablestore`]) has no expiry index: each sweep
+//!   pass scans every Tablestore table; versions beyond `max_versions` are
+//!   hidden at once but removed only by such a pass. No conditional or
+//!   column-delete actions, no range reads (GetRange) beyond a full scan.
+//! * The Spanner model ([`spanner`]) takes DDL only for the row deletion
+//!   policy; tables are created from a [`spanner::SpannerTableDefinition`]
+//!   value. No UPDATE mods, no SQL, one change-stream partition; backup and
+//!   restore is a table copy ([`Engine::restore_table_from_backup`]).
 //!
 //! ## Example
 //!
@@ -111,10 +118,12 @@ mod number;
 mod query;
 mod read;
 mod request;
+pub mod spanner;
 mod storage;
 mod stream;
 mod sweeper;
 mod table;
+pub mod tablestore;
 pub mod ttl;
 mod write;
 mod write_with;

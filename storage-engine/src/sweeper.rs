@@ -146,8 +146,37 @@ impl Engine {
         })
     }
 
-    /// One pass over every TTL-enabled table, deleting at most `max` items.
+    /// One pass over all three TTL models, deleting at most `max` items or
+    /// rows. Fair across models: each first gets up to a third of `max`,
+    /// then what is left goes round again in the same order.
     pub(crate) fn sweep(&self, max: Option<usize>) -> Result<SweepReport, SweepError> {
+        let share = max.map(|m| m.div_ceil(3));
+        let mut report = SweepReport::default();
+        for round in 0..2 {
+            for model in 0..3 {
+                let left = max.map(|m| m.saturating_sub(report.deleted as usize));
+                let cap = match (left, share) {
+                    (Some(l), Some(s)) if round == 0 => Some(l.min(s)),
+                    _ => left,
+                };
+                if cap == Some(0) {
+                    continue;
+                }
+                report.deleted += match model {
+                    0 => self.sweep_dynamodb(cap)?.deleted,
+                    1 => self.sweep_tablestore(cap)?,
+                    _ => self.sweep_spanner(cap)?,
+                };
+            }
+            if max.is_none() {
+                break;
+            }
+        }
+        Ok(report)
+    }
+
+    /// One pass over every TTL-enabled DynamoDB table, deleting at most `max` items.
+    fn sweep_dynamodb(&self, max: Option<usize>) -> Result<SweepReport, SweepError> {
         let now_millis = self.inner.clock.now_millis();
         let mut report = SweepReport::default();
         for meta in self.all_table_metas() {

@@ -1,0 +1,110 @@
+//! The sweeper's Spanner part: deletes rows past their table's row deletion
+//! policy through the policy index (`expiry` keyspace: table id ++ policy
+//! timestamp ms ++ encoded key), in batches of up to [`SWEEP_CHUNK`] rows.
+//! Each batch is one atomic write and one system transaction: the rows, their
+//! index and policy entries, their interleaved children, and the DELETE data
+//! change records with `transaction_tag: "RowDeletionPolicy"`.
+
+use super::load_all;
+use super::record::ROW_DELETION_POLICY_TAG;
+use super::stage::Txn;
+use crate::engine::Engine;
+use crate::error::{StorageError, SweepError};
+use crate::storage::{decode_expiry_key, expiry_bound};
+use crate::sweeper::SWEEP_CHUNK;
+use std::ops::Bound;
+
+impl Engine {
+    /// One Spanner pass over every table with a policy; at most `budget`
+    /// rows deleted (children not counted). Returns the rows deleted.
+    pub(crate) fn sweep_spanner(&self, budget: Option<usize>) -> Result<u64, SweepError> {
+        let metas = load_all(&self.inner.store).map_err(|source| SweepError::Storage {
+            table: "(Spanner tables)".to_string(),
+            source,
+        })?;
+        let mut deleted = 0u64;
+        for meta in metas
+            .iter()
+            .filter(|m| m.definition.row_deletion_policy.is_some())
+        {
+            let left = budget.map(|b| b.saturating_sub(deleted as usize));
+            if left == Some(0) {
+                break;
+            }
+            let name = &meta.definition.table_name;
+            deleted +=
+                self.sweep_spanner_table(name, left)
+                    .map_err(|source| SweepError::Storage {
+                        table: name.clone(),
+                        source,
+                    })?;
+        }
+        Ok(deleted)
+    }
+
+    fn sweep_spanner_table(&self, table: &str, budget: Option<usize>) -> Result<u64, StorageError> {
+        let store = &self.inner.store;
+        let mut deleted = 0u64;
+        let mut from: Option<Vec<u8>> = None;
+        loop {
+            let remaining = budget.map_or(SWEEP_CHUNK, |b| b.saturating_sub(deleted as usize));
+            if remaining == 0 {
+                return Ok(deleted);
+            }
+            let now = self.inner.clock.now_millis();
+            let Some(meta) = super::load(store, table)? else {
+                return Ok(deleted);
+            };
+            let Some(policy) = meta.definition.row_deletion_policy.clone() else {
+                return Ok(deleted);
+            };
+            let cutoff = now.saturating_sub(policy.interval_millis());
+            let lo = match &from {
+                Some(k) => Bound::Excluded(k.clone()),
+                None => Bound::Included(expiry_bound(meta.id, i64::MIN)),
+            };
+            let hi = Bound::Excluded(expiry_bound(meta.id, cutoff));
+            let mut candidates = Vec::new();
+            for guard in store
+                .expiry
+                .range((lo, hi))
+                .take(remaining.min(SWEEP_CHUNK))
+            {
+                candidates.push(guard.key()?);
+            }
+            let Some(last) = candidates.last() else {
+                return Ok(deleted);
+            };
+            from = Some(last.to_vec());
+            let mut state = self.lock_writes();
+            // Re-read under the lock: the policy may have changed or gone.
+            let Some(meta) = super::load(store, table)? else {
+                return Ok(deleted);
+            };
+            if meta.definition.row_deletion_policy.as_ref() != Some(&policy) {
+                continue;
+            }
+            let all = load_all(store)?;
+            let mut batch = store.db.batch();
+            let mut txn = Txn::default();
+            for entry in &candidates {
+                let (ms, key) = decode_expiry_key(entry)?;
+                let row = self.load_spanner_row(meta.id, key)?;
+                match row {
+                    Some(row)
+                        if meta.definition.policy_timestamp(&row) == Some(ms) && ms < cutoff =>
+                    {
+                        self.stage_spanner_delete(&mut batch, &all, &meta, key, &row, &mut txn)?;
+                        deleted += 1;
+                    }
+                    // Row gone or its timestamp changed: a stale entry.
+                    _ => batch.remove(&store.expiry, entry.clone()),
+                }
+            }
+            let mut seq = state.next_sequence_number;
+            self.stage_spanner_records(&mut batch, &mut seq, txn, true, ROW_DELETION_POLICY_TAG)?;
+            batch.commit()?;
+            state.next_sequence_number = seq;
+        }
+    }
+}

@@ -1,0 +1,106 @@
+//! Tablestore reads (`GetRow`, a full-table scan) and the table's change
+//! stream. Reads take no lock and apply the table's current options.
+
+use super::row::{ReadOptions, Row, StoredRow};
+use super::{TablestoreMeta, load};
+use crate::engine::Engine;
+use crate::error::{ReadError, StreamError};
+use crate::storage::{ITEMS, decode_json, decode_record, stream_key};
+use crate::stream::{ChangeRecord, SequenceNumber, StreamPosition};
+use serde_dynamo::Item;
+
+impl Engine {
+    /// Reads one row (Tablestore `GetRow`): for each attribute column, up to
+    /// `read.max_versions` visible versions (newest first), limited to
+    /// `read.time_range` if given. `None` if the row does not exist, or all
+    /// its cells are expired or beyond `max_versions` (even before the
+    /// sweeper has removed them).
+    ///
+    /// # Errors
+    ///
+    /// [`ReadError::TableNotFound`]; [`ReadError::Validation`] for a bad
+    /// primary key; [`ReadError::Storage`].
+    pub fn get_row(
+        &self,
+        table: &str,
+        primary_key: &Item,
+        read: ReadOptions,
+    ) -> Result<Option<Row>, ReadError> {
+        let meta = self.tablestore_read_meta(table)?;
+        let pk =
+            meta.definition
+                .encode_key(primary_key)
+                .map_err(|message| ReadError::Validation {
+                    table: table.to_string(),
+                    message,
+                })?;
+        let now = self.inner.clock.now_millis();
+        Ok(self
+            .load_stored_row(meta.id, &pk)?
+            .and_then(|r| r.read(&meta.definition.options, now, &read)))
+    }
+
+    /// Every visible row of a Tablestore table, in primary-key order, each
+    /// as [`Engine::get_row`] would return it.
+    ///
+    /// # Errors
+    ///
+    /// [`ReadError::TableNotFound`]; [`ReadError::Storage`].
+    pub fn scan_rows(&self, table: &str, read: ReadOptions) -> Result<Vec<Row>, ReadError> {
+        let meta = self.tablestore_read_meta(table)?;
+        let now = self.inner.clock.now_millis();
+        let mut out = Vec::new();
+        for guard in self.inner.store.items.prefix(meta.id.to_be_bytes()) {
+            let value = guard.value()?;
+            let row: StoredRow = decode_json(ITEMS, "Tablestore row", &value)?;
+            out.extend(row.read(&meta.definition.options, now, &read));
+        }
+        Ok(out)
+    }
+
+    /// Reads a Tablestore table's change stream, like
+    /// [`Engine::read_stream`]: records in sequence order from `from`, at
+    /// most `limit`.
+    ///
+    /// # Errors
+    ///
+    /// [`StreamError::TableNotFound`]; [`StreamError::StreamNotEnabled`];
+    /// [`StreamError::Storage`].
+    pub fn read_tablestore_stream(
+        &self,
+        table: &str,
+        from: StreamPosition,
+        limit: usize,
+    ) -> Result<Vec<ChangeRecord>, StreamError> {
+        let meta = load(&self.inner.store, table)?.ok_or_else(|| StreamError::TableNotFound {
+            table: table.to_string(),
+        })?;
+        if meta.definition.stream_view_type.is_none() {
+            return Err(StreamError::StreamNotEnabled {
+                table: table.to_string(),
+            });
+        }
+        let start = match from {
+            StreamPosition::TrimHorizon => 0,
+            StreamPosition::Latest => return Ok(Vec::new()),
+            StreamPosition::AtSequenceNumber(s) => s.0,
+            StreamPosition::AfterSequenceNumber(s) => match s.0.checked_add(1) {
+                Some(n) => n,
+                None => return Ok(Vec::new()),
+            },
+        };
+        let lo = stream_key(meta.id, SequenceNumber(start));
+        let hi = stream_key(meta.id, SequenceNumber(u64::MAX));
+        let mut out = Vec::new();
+        for guard in self.inner.store.stream.range(lo..=hi).take(limit) {
+            out.push(decode_record(&guard.value()?)?);
+        }
+        Ok(out)
+    }
+
+    fn tablestore_read_meta(&self, table: &str) -> Result<TablestoreMeta, ReadError> {
+        load(&self.inner.store, table)?.ok_or_else(|| ReadError::TableNotFound {
+            table: table.to_string(),
+        })
+    }
+}

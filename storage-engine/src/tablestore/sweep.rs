@@ -1,0 +1,125 @@
+//! The sweeper's Tablestore part: removes versions reads can no longer see
+//! (expired, or beyond `max_versions`), and deletes rows left without cells
+//! with a REMOVE record tagged [`UserIdentity::dynamodb_ttl`].
+//!
+//! Tablestore expiry depends on options that can change at any time, so
+//! there is no expiry index: a pass scans each table in primary-key order,
+//! [`SWEEP_CHUNK`] rows per atomic batch, re-reading each row and the options
+//! under the write lock before changing it.
+
+use super::load_all;
+use super::row::StoredRow;
+use crate::engine::Engine;
+use crate::error::{StorageError, SweepError};
+use crate::storage::{ITEMS, decode_json};
+use crate::stream::UserIdentity;
+use crate::sweeper::SWEEP_CHUNK;
+use std::ops::Bound;
+
+impl Engine {
+    /// One Tablestore pass over every table; at most `budget` rows deleted
+    /// (`None` = unbounded). Returns the rows deleted.
+    pub(crate) fn sweep_tablestore(&self, budget: Option<usize>) -> Result<u64, SweepError> {
+        let metas = load_all(&self.inner.store).map_err(|source| SweepError::Storage {
+            table: "(Tablestore tables)".to_string(),
+            source,
+        })?;
+        let mut deleted = 0u64;
+        for meta in metas {
+            let left = budget.map(|b| b.saturating_sub(deleted as usize));
+            if left == Some(0) {
+                break;
+            }
+            let name = meta.definition.table_name.clone();
+            deleted +=
+                self.sweep_tablestore_table(&name, left)
+                    .map_err(|source| SweepError::Storage {
+                        table: name.clone(),
+                        source,
+                    })?;
+        }
+        Ok(deleted)
+    }
+
+    fn sweep_tablestore_table(
+        &self,
+        table: &str,
+        budget: Option<usize>,
+    ) -> Result<u64, StorageError> {
+        let store = &self.inner.store;
+        let Some(meta) = super::load(store, table)? else {
+            return Ok(0);
+        };
+        let prefix = meta.id.to_be_bytes().to_vec();
+        let end = (meta.id.saturating_add(1)).to_be_bytes().to_vec();
+        let mut from = Bound::Included(prefix);
+        let mut deleted = 0u64;
+        loop {
+            let now = self.inner.clock.now_millis();
+            // Find rows with something to remove, without the lock.
+            let mut candidates = Vec::new();
+            let mut last = None;
+            for guard in store
+                .items
+                .range((from.clone(), Bound::Excluded(end.clone())))
+                .take(SWEEP_CHUNK)
+            {
+                let (key, value) = guard.into_inner()?;
+                let mut row: StoredRow = decode_json(ITEMS, "Tablestore row", &value)?;
+                if row.prune(&meta.definition.options, now) > 0 {
+                    candidates.push(key.to_vec());
+                }
+                last = Some(key.to_vec());
+            }
+            let Some(last) = last else {
+                return Ok(deleted);
+            };
+            from = Bound::Excluded(last);
+            if candidates.is_empty() {
+                continue;
+            }
+            let mut state = self.lock_writes();
+            // Re-read the options: they may have changed since the scan.
+            let Some(current) = super::load(store, table)? else {
+                return Ok(deleted);
+            };
+            let options = current.definition.options;
+            let mut batch = store.db.batch();
+            let mut seq = state.next_sequence_number;
+            for key in &candidates {
+                let Some(pk) = key.get(4..) else { continue };
+                let Some(old) = self.load_stored_row(current.id, pk)? else {
+                    continue;
+                };
+                let mut new = old.clone();
+                if new.prune(&options, now) == 0 {
+                    continue;
+                }
+                if new.columns.is_empty() {
+                    if budget.is_some_and(|b| deleted as usize >= b) {
+                        continue;
+                    }
+                    let ttl = Some(UserIdentity::dynamodb_ttl());
+                    self.stage_row(&mut batch, &mut seq, &current, pk, Some(&old), None, ttl)?;
+                    deleted += 1;
+                } else {
+                    // Only invisible versions go: no change record (reads see
+                    // the same row before and after).
+                    let mut no_stream = current.clone();
+                    no_stream.definition.stream_view_type = None;
+                    self.stage_row(
+                        &mut batch,
+                        &mut seq,
+                        &no_stream,
+                        pk,
+                        Some(&old),
+                        Some(&new),
+                        None,
+                    )?;
+                }
+            }
+            batch.commit()?;
+            state.next_sequence_number = seq;
+        }
+    }
+}

@@ -1,0 +1,337 @@
+//! Tablestore table administration and row writes (`CreateTable`,
+//! `UpdateTable`, `PutRow`, `UpdateRow`, `DeleteRow`).
+//!
+//! Each write runs under the engine's write lock and commits the row and its
+//! change record in one atomic batch.
+
+use super::row::{Cell, StoredRow};
+use super::{TablestoreMeta, TablestoreOptions, TablestoreTableDefinition, load, meta_key};
+use crate::engine::Engine;
+use crate::error::{StorageError, TableError, WriteError};
+use crate::item::validate_attribute;
+use crate::storage::{ITEMS, decode_json, encode_json, item_key, stream_key};
+use crate::stream::{RecordInput, SequenceNumber, UserIdentity, build_record};
+use fjall::OwnedWriteBatch;
+use serde_dynamo::{AttributeValue, Item};
+
+/// One attribute-column value to write.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PutColumn {
+    /// Column name (1 to 255 bytes, not a primary key column).
+    pub name: String,
+    /// The value.
+    pub value: AttributeValue,
+    /// The version, epoch **milliseconds**; `None` = the engine clock's now.
+    pub version_millis: Option<i64>,
+}
+
+impl PutColumn {
+    /// A value whose version is assigned from the clock at write time.
+    pub fn new(name: impl Into<String>, value: AttributeValue) -> Self {
+        Self {
+            name: name.into(),
+            value,
+            version_millis: None,
+        }
+    }
+
+    /// A value with an explicit version (epoch ms).
+    pub fn at(name: impl Into<String>, value: AttributeValue, version_millis: i64) -> Self {
+        Self {
+            name: name.into(),
+            value,
+            version_millis: Some(version_millis),
+        }
+    }
+}
+
+impl Engine {
+    /// Creates a Tablestore-model table (Tablestore `CreateTable`).
+    ///
+    /// # Errors
+    ///
+    /// [`TableError::Invalid`] for a bad name, primary key or option (the
+    /// message names the option and its allowed range);
+    /// [`TableError::AlreadyExists`]; [`TableError::Storage`].
+    pub fn create_tablestore_table(
+        &self,
+        definition: TablestoreTableDefinition,
+    ) -> Result<(), TableError> {
+        let table = definition.table_name.clone();
+        definition
+            .validate()
+            .map_err(|message| TableError::Invalid {
+                table: table.clone(),
+                message,
+            })?;
+        let mut state = self.lock_writes();
+        if load(&self.inner.store, &table)?.is_some() {
+            return Err(TableError::AlreadyExists { table });
+        }
+        let meta = TablestoreMeta {
+            id: state.next_table_id,
+            definition,
+        };
+        self.commit_tablestore_meta(&meta)?;
+        state.next_table_id = state.next_table_id.saturating_add(1);
+        Ok(())
+    }
+
+    /// The definition (with current options) of a Tablestore table
+    /// (Tablestore `DescribeTable`).
+    ///
+    /// # Errors
+    ///
+    /// [`TableError::NotFound`]; [`TableError::Storage`].
+    pub fn describe_tablestore_table(
+        &self,
+        table: &str,
+    ) -> Result<TablestoreTableDefinition, TableError> {
+        load(&self.inner.store, table)?
+            .map(|m| m.definition)
+            .ok_or_else(|| TableError::NotFound {
+                table: table.to_string(),
+            })
+    }
+
+    /// Replaces a Tablestore table's options (Tablestore `UpdateTable`).
+    /// Reads use the new options at once: raising `time_to_live_secs` or
+    /// `max_versions` makes versions the sweeper has not yet removed readable
+    /// again; lowering them hides versions at once.
+    ///
+    /// # Errors
+    ///
+    /// [`TableError::NotFound`]; [`TableError::Invalid`] naming the option
+    /// and its allowed range; [`TableError::Storage`].
+    pub fn update_table_options(
+        &self,
+        table: &str,
+        options: TablestoreOptions,
+    ) -> Result<(), TableError> {
+        options.validate().map_err(|message| TableError::Invalid {
+            table: table.to_string(),
+            message,
+        })?;
+        let _state = self.lock_writes();
+        let mut meta = load(&self.inner.store, table)?.ok_or_else(|| TableError::NotFound {
+            table: table.to_string(),
+        })?;
+        meta.definition.options = options;
+        self.commit_tablestore_meta(&meta)
+    }
+
+    /// Writes a row, replacing every column of any existing row with that
+    /// primary key (Tablestore `PutRow`). Appends INSERT or MODIFY.
+    ///
+    /// # Errors
+    ///
+    /// [`WriteError::TableNotFound`]; [`WriteError::Validation`] for a bad
+    /// primary key or column, or a version outside the allowed range (the
+    /// message names the column and the range in ms); [`WriteError::Storage`].
+    pub fn put_row(
+        &self,
+        table: &str,
+        primary_key: Item,
+        columns: Vec<PutColumn>,
+    ) -> Result<(), WriteError> {
+        self.write_row(table, primary_key, columns, true)
+    }
+
+    /// Adds versions to a row's columns, creating the row if absent
+    /// (Tablestore `UpdateRow` with PUT actions). A version equal to a stored
+    /// one replaces it.
+    ///
+    /// # Errors
+    ///
+    /// As [`Engine::put_row`].
+    pub fn update_row(
+        &self,
+        table: &str,
+        primary_key: Item,
+        columns: Vec<PutColumn>,
+    ) -> Result<(), WriteError> {
+        self.write_row(table, primary_key, columns, false)
+    }
+
+    /// Deletes a row (Tablestore `DeleteRow`); returns whether it existed.
+    /// Appends a REMOVE record without `user_identity`.
+    ///
+    /// # Errors
+    ///
+    /// [`WriteError::TableNotFound`]; [`WriteError::Validation`] for a bad
+    /// primary key; [`WriteError::Storage`].
+    pub fn delete_row(&self, table: &str, primary_key: &Item) -> Result<bool, WriteError> {
+        let mut state = self.lock_writes();
+        let meta = self.tablestore_write_meta(table)?;
+        let pk = meta
+            .definition
+            .encode_key(primary_key)
+            .map_err(|m| validation(table, m))?;
+        let Some(old) = self.load_stored_row(meta.id, &pk)? else {
+            return Ok(false);
+        };
+        let mut batch = self.inner.store.db.batch();
+        let mut seq = state.next_sequence_number;
+        self.stage_row(&mut batch, &mut seq, &meta, &pk, Some(&old), None, None)?;
+        batch.commit()?;
+        state.next_sequence_number = seq;
+        Ok(true)
+    }
+
+    fn write_row(
+        &self,
+        table: &str,
+        primary_key: Item,
+        columns: Vec<PutColumn>,
+        replace: bool,
+    ) -> Result<(), WriteError> {
+        let mut state = self.lock_writes();
+        let meta = self.tablestore_write_meta(table)?;
+        let def = &meta.definition;
+        let pk = def
+            .encode_key(&primary_key)
+            .map_err(|m| validation(table, m))?;
+        let now = self.inner.clock.now_millis();
+        let (low, high) = def.options.writable_version_range(now);
+        let old = self.load_stored_row(meta.id, &pk)?;
+        let mut new = match (&old, replace) {
+            (Some(o), false) => o.clone(),
+            _ => StoredRow {
+                primary_key,
+                ..StoredRow::default()
+            },
+        };
+        for c in columns {
+            if c.name.is_empty() || c.name.len() > 255 {
+                return Err(validation(
+                    table,
+                    "column names must be 1 to 255 bytes".into(),
+                ));
+            }
+            if def.primary_key.iter().any(|k| k.attribute_name == c.name) {
+                return Err(validation(
+                    table,
+                    format!("column `{}` is a primary key column", c.name),
+                ));
+            }
+            validate_attribute(&c.name, &c.value).map_err(|m| validation(table, m))?;
+            let version = c.version_millis.unwrap_or(now);
+            if version < low || version >= high {
+                return Err(validation(
+                    table,
+                    format!(
+                        "column `{}`: version {version} ms is outside the allowed range [{low}, {high}) ms \
+                         (max(now - max_time_deviation, now - time_to_live) to now + max_time_deviation)",
+                        c.name
+                    ),
+                ));
+            }
+            new.insert(
+                &c.name,
+                Cell {
+                    version_millis: version,
+                    value: c.value,
+                },
+            );
+        }
+        if old.as_ref() == Some(&new) {
+            return Ok(());
+        }
+        let mut batch = self.inner.store.db.batch();
+        let mut seq = state.next_sequence_number;
+        self.stage_row(
+            &mut batch,
+            &mut seq,
+            &meta,
+            &pk,
+            old.as_ref(),
+            Some(&new),
+            None,
+        )?;
+        batch.commit()?;
+        state.next_sequence_number = seq;
+        Ok(())
+    }
+
+    fn tablestore_write_meta(&self, table: &str) -> Result<TablestoreMeta, WriteError> {
+        load(&self.inner.store, table)?.ok_or_else(|| WriteError::TableNotFound {
+            table: table.to_string(),
+        })
+    }
+
+    fn commit_tablestore_meta(&self, meta: &TablestoreMeta) -> Result<(), TableError> {
+        let store = &self.inner.store;
+        let mut batch = store.db.batch();
+        batch.insert(
+            &store.meta,
+            meta_key(&meta.definition.table_name),
+            encode_json("Tablestore table metadata", meta)?,
+        );
+        batch.commit()?;
+        Ok(())
+    }
+
+    /// The stored row with encoded primary key `pk` of table `id`.
+    pub(crate) fn load_stored_row(
+        &self,
+        id: u32,
+        pk: &[u8],
+    ) -> Result<Option<StoredRow>, StorageError> {
+        match self.inner.store.items.get(item_key(id, pk))? {
+            Some(v) => Ok(Some(decode_json(ITEMS, "Tablestore row", &v)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// Stages a row change (either side may be absent) and, if the table has
+    /// a stream, its change record numbered `*next_seq`. Caller holds the
+    /// write lock and commits.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn stage_row(
+        &self,
+        batch: &mut OwnedWriteBatch,
+        next_seq: &mut u64,
+        meta: &TablestoreMeta,
+        pk: &[u8],
+        old: Option<&StoredRow>,
+        new: Option<&StoredRow>,
+        user_identity: Option<UserIdentity>,
+    ) -> Result<(), StorageError> {
+        let store = &self.inner.store;
+        let key = item_key(meta.id, pk);
+        match new {
+            Some(row) => batch.insert(&store.items, key, encode_json("Tablestore row", row)?),
+            None => batch.remove(&store.items, key),
+        }
+        let (Some(view), Some(any)) = (meta.definition.stream_view_type, new.or(old)) else {
+            return Ok(());
+        };
+        let seq = SequenceNumber(*next_seq);
+        *next_seq = next_seq.saturating_add(1);
+        let old_image = old.map(StoredRow::latest_image);
+        let new_image = new.map(StoredRow::latest_image);
+        let record = build_record(RecordInput {
+            table_name: &meta.definition.table_name,
+            sequence_number: seq,
+            now_millis: self.inner.clock.now_millis(),
+            view,
+            keys: any.primary_key.clone(),
+            old: old_image.as_ref(),
+            new: new_image.as_ref(),
+            user_identity,
+        });
+        batch.insert(
+            &store.stream,
+            stream_key(meta.id, seq),
+            encode_json("change record", &record)?,
+        );
+        Ok(())
+    }
+}
+
+fn validation(table: &str, message: String) -> WriteError {
+    WriteError::Validation {
+        table: table.to_string(),
+        message,
+    }
+}
