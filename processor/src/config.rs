@@ -56,6 +56,10 @@ pub struct Config {
     /// Alarm definition files (PutMetricAlarm JSON).
     #[serde(default)]
     pub alarms: Vec<AlarmConfig>,
+    /// Where alarm state changes are delivered (`[[notifiers]]`, each with
+    /// `webhook = {...}` or `command = {...}`). Default: none (logs only).
+    #[serde(default)]
+    pub notifiers: Vec<crate::notify::NotifierConfig>,
     /// Batching of source reads.
     #[serde(default)]
     pub batch: BatchConfig,

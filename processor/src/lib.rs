@@ -34,6 +34,7 @@ pub mod demo;
 pub mod durable_file;
 pub mod error;
 pub mod metrics;
+pub mod notify;
 pub mod pipeline;
 pub mod record;
 pub mod router;

@@ -46,6 +46,7 @@ pub struct Pipeline {
     starting_position: StartingPosition,
     counter: TtlDeletionCounter,
     alarms: Vec<AlarmEvaluator>,
+    notifiers: Vec<crate::notify::NotifierConfig>,
     clock: Arc<dyn Clock>,
     max_records: usize,
     poll_interval: Duration,
@@ -137,6 +138,7 @@ impl Pipeline {
             starting_position,
             counter,
             alarms,
+            notifiers: config.notifiers.clone(),
             max_records: config.batch.max_records,
             poll_interval: Duration::from_millis(config.batch.poll_interval_millis),
             retry: config.retry.clone(),
@@ -201,7 +203,9 @@ impl Pipeline {
                 // The in-flight range no longer exists in the stream (trimmed).
                 self.store.save(&self.checkpoint)?;
             }
-            return Ok(self.close_periods(self.clock.now_millis()));
+            let report = self.close_periods(self.clock.now_millis());
+            self.notify(&report).await;
+            return Ok(report);
         };
         let (first, last) = (first.sequence_number.clone(), last.sequence_number.clone());
 
@@ -277,7 +281,15 @@ impl Pipeline {
         };
         let mut report = self.close_periods(watermark);
         report.records = records.len();
+        self.notify(&report).await;
         Ok(report)
+    }
+
+    /// Delivers the step's alarm state changes to the configured notifiers.
+    async fn notify(&self, report: &StepReport) {
+        for transition in &report.transitions {
+            crate::notify::deliver_all(&self.notifiers, transition).await;
+        }
     }
 
     fn close_periods(&mut self, watermark_millis: i64) -> StepReport {

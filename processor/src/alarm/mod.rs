@@ -1,6 +1,7 @@
 //! Alarms on `TimeToLiveDeletedItemCount`, defined with PutMetricAlarm's names and
 //! evaluated locally each period.
 
+pub mod apply;
 mod definition;
 mod evaluate;
 mod evaluator;

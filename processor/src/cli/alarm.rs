@@ -1,6 +1,8 @@
-//! `ttlstream alarm ...`: evaluate alarm files locally.
+//! `ttlstream alarm ...`: evaluate alarm files locally, or create them in
+//! CloudWatch.
 //!
-//! Exit codes: 0 success; 2 an invalid alarm or datapoints file.
+//! Exit codes: 0 success; 2 an invalid alarm or datapoints file; 1 a failed
+//! call to CloudWatch.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -31,6 +33,14 @@ pub enum AlarmCommand {
         /// Print every period's state, not only the last.
         #[arg(long)]
         verbose: bool,
+    },
+    /// Creates or updates the alarm in CloudWatch with PutMetricAlarm. Region
+    /// and credentials come from the usual AWS sources (`AWS_REGION`,
+    /// `AWS_PROFILE`, ...); `AWS_ENDPOINT_URL` points it elsewhere.
+    Apply {
+        /// An alarm file: PutMetricAlarm JSON.
+        #[arg(long)]
+        alarm: PathBuf,
     },
 }
 
@@ -82,7 +92,42 @@ pub fn run(command: AlarmCommand) -> ExitCode {
                 ExitCode::from(2)
             }
         },
+        AlarmCommand::Apply { alarm } => apply(&alarm),
     }
+}
+
+fn apply(file: &Path) -> ExitCode {
+    let definition = match AlarmDefinition::load(file) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    runtime.block_on(async {
+        let aws = aws_config::load_defaults(aws_config::BehaviorVersion::latest()).await;
+        let client = aws_sdk_cloudwatch::Client::new(&aws);
+        match crate::alarm::apply::put_metric_alarm(&client, &definition).await {
+            Ok(()) => {
+                println!("{}: created or updated", definition.alarm_name);
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::FAILURE
+            }
+        }
+    })
 }
 
 /// Evaluates the alarm after each datapoint in `datapoints_file` (a JSON array

@@ -64,7 +64,7 @@ pub enum Command {
         #[arg(long, env = "TTLSTREAM_PROMETHEUS_LISTEN")]
         prometheus_listen: Option<std::net::SocketAddr>,
     },
-    /// Alarm tools: simulate an alarm file on datapoints.
+    /// Alarm tools: simulate an alarm file on datapoints, or apply it to CloudWatch.
     Alarm {
         /// What to do with alarms.
         #[command(subcommand)]

@@ -289,6 +289,7 @@ fn demo_config(options: &DemoOptions, data_dir: &Path, filter: &Path, alarm: &Pa
         alarms: vec![AlarmConfig {
             file: alarm.to_path_buf(),
         }],
+        notifiers: Vec::new(),
         batch: BatchConfig::default(),
         retry: Default::default(),
     }
