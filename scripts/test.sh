@@ -11,3 +11,6 @@ cd "$(dirname "$0")/.."
 
 echo "== cargo test --workspace --locked"
 cargo test --workspace --locked
+
+echo "== scripts/check-deploy.sh (cfn-lint, FilterCriteria = deploy/filters, systemd unit)"
+bash scripts/check-deploy.sh
