@@ -7,9 +7,15 @@
 //! `TimeToLiveDeletedItemCount` per table per period and evaluates
 //! low-deletion-rate alarms with CloudWatch's names.
 //!
-//! What it is not (yet): the DynamoDB Streams and Lambda sources, the S3 sink and
-//! CloudWatch publishing are separate issues; today the source is the bundled
-//! engine ([`ttlstream_engine`]) and the sink writes local NDJSON files.
+//! Metrics are recorded once through the `metrics` crate and exported as
+//! Prometheus text, CloudWatch Embedded Metric Format or PutMetricData
+//! ([`metrics`]); alarms are evaluated exactly as CloudWatch does, created with
+//! PutMetricAlarm, and their state changes go to notifiers ([`alarm`],
+//! [`notify`]).
+//!
+//! What it is not (yet): the DynamoDB Streams and Lambda sources and the S3 sink
+//! are separate issues; today the source is the bundled engine
+//! ([`ttlstream_engine`]) and the sink writes local NDJSON files.
 //!
 //! Delivery is at-least-once: a batch's checkpoint is committed only after every
 //! sink acknowledged it, and a batch in flight at a crash is replayed with the

@@ -213,9 +213,10 @@ mod tests {
         let mut alarm = seed_alarm();
         assert_eq!(hour(&mut alarm, 0, 10.0).len(), 1);
         assert_eq!(alarm.state(), AlarmState::Ok);
-        // Nothing at all for hours 1..=3 (no explicit zeros): the one real
-        // datapoint (600, not breaching) stays in the 4-period evaluation range,
-        // so `breaching` fills only one of the two evaluated periods: still OK.
+        // Nothing at all for hours 1 and 2 (no explicit zeros), then one
+        // minute of hour 3: the one real datapoint (600, not breaching) is still
+        // in the 4-period evaluation range, so `breaching` fills only one of
+        // the two evaluated periods, and hour 3 ends with 2 real datapoints.
         assert!(alarm.observe(&minute(4 * 3600 - 60, 500.0)).is_none());
         assert_eq!(alarm.state(), AlarmState::Ok);
 

@@ -185,23 +185,25 @@ pub fn main() -> ExitCode {
 
 async fn run_sidecar(config: &Config) -> Result<(), PipelineError> {
     let mut pipeline = Pipeline::build(config)?;
-    match crate::metrics::exporters::install(&config.metrics).await {
-        Ok(Some(flusher)) => {
-            let period = std::time::Duration::from_secs(config.metrics.period_secs.max(1));
-            tokio::spawn(async move {
-                let mut tick = tokio::time::interval(period);
+    let exporters = crate::metrics::exporters::install(&config.metrics)
+        .await
+        .map_err(|e| crate::error::ConfigError::Invalid {
+            path: PathBuf::from("[metrics]"),
+            message: e.to_string(),
+        })?;
+    if let Some(flusher) = exporters {
+        let period = std::time::Duration::from_secs(config.metrics.period_secs.max(1));
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(period);
+            tick.tick().await;
+            loop {
                 tick.tick().await;
-                loop {
-                    tick.tick().await;
-                    let now_millis = chrono::Utc::now().timestamp_millis();
-                    if let Err(e) = flusher.flush(now_millis).await {
-                        tracing::error!(error = %e, "metrics flush failed");
-                    }
+                let now_millis = chrono::Utc::now().timestamp_millis();
+                if let Err(e) = flusher.flush(now_millis).await {
+                    tracing::error!(error = %e, "metrics flush failed");
                 }
-            });
-        }
-        Ok(None) => {}
-        Err(e) => tracing::error!(error = %e, "metrics exporters not started"),
+            }
+        });
     }
     tracing::info!(checkpoint = ?pipeline.checkpoint(), "sidecar started");
     let stats = pipeline.run(shutdown_signal()).await?;
