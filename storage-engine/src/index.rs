@@ -13,7 +13,7 @@
 use crate::error::StorageError;
 use crate::item::primary_key_bytes;
 use crate::key::encode_key_value;
-use crate::storage::{Store, TableMeta, encode_json};
+use crate::storage::{Store, TableMeta};
 use crate::table::{KeyAttribute, ScalarAttributeType, TableDefinition};
 use fjall::OwnedWriteBatch;
 use serde::{Deserialize, Serialize};
@@ -300,7 +300,7 @@ pub(crate) fn stage(
             let unchanged = old_key.as_ref() == Some(&nk)
                 && old.is_some_and(|o| project(&meta.definition, &ix, o) == projected);
             if !unchanged {
-                batch.insert(&store.indexes, nk, encode_json("index entry", &projected)?);
+                batch.insert(&store.indexes, nk, crate::codec::encode_item(&projected));
             }
         }
     }

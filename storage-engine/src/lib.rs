@@ -108,6 +108,7 @@
 //! ```
 
 mod clock;
+mod codec;
 mod engine;
 mod error;
 mod expr;

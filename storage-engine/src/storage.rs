@@ -216,21 +216,27 @@ pub(crate) fn encode_json<T: Serialize>(
     })
 }
 
-/// Decodes an item value.
+/// Decodes an item value: binary (`codec`) or the older JSON.
 ///
 /// # Errors
 ///
 /// [`StorageError::Corrupt`].
 pub(crate) fn decode_item(bytes: &[u8]) -> Result<Item, StorageError> {
+    if bytes.first() == Some(&crate::codec::BINARY_TAG) {
+        return crate::codec::decode_item(bytes).map_err(|m| corrupt(ITEMS, "item", m));
+    }
     decode_json(ITEMS, "item", bytes)
 }
 
-/// Decodes a change record value.
+/// Decodes a change record value: binary (`codec`) or the older JSON.
 ///
 /// # Errors
 ///
 /// [`StorageError::Corrupt`].
 pub(crate) fn decode_record(bytes: &[u8]) -> Result<ChangeRecord, StorageError> {
+    if bytes.first() == Some(&crate::codec::BINARY_TAG) {
+        return crate::codec::decode_record(bytes).map_err(|m| corrupt(STREAM, "change record", m));
+    }
     decode_json(STREAM, "change record", bytes)
 }
 

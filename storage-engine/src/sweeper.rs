@@ -28,7 +28,7 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 /// Most index entries examined (and items deleted) per atomic batch.
-pub const SWEEP_CHUNK: usize = 256;
+pub const SWEEP_CHUNK: usize = 1024;
 
 /// Options for [`Engine::start_sweeper`].
 #[derive(Clone, Debug)]

@@ -7,11 +7,12 @@
 //! A write that leaves the item unchanged writes nothing and appends no
 //! record, as in DynamoDB ("Change data capture for DynamoDB Streams").
 
+use crate::codec::{RecordParts, encode_item, encode_record};
 use crate::engine::{Engine, WriteState};
 use crate::error::{StorageError, WriteError};
-use crate::item::{key_item, key_only_bytes, validate_attribute, validate_item};
-use crate::storage::{TableMeta, decode_item, encode_json, expiry_key, item_key, stream_key};
-use crate::stream::{RecordInput, SequenceNumber, UserIdentity, build_record};
+use crate::item::{key_only_bytes, validate_attribute, validate_item};
+use crate::storage::{TableMeta, decode_item, expiry_key, item_key, stream_key};
+use crate::stream::{EventName, SequenceNumber, UserIdentity};
 use crate::ttl::item_expiry_epoch_secs;
 use fjall::OwnedWriteBatch;
 use serde_dynamo::{AttributeValue, Item};
@@ -250,10 +251,8 @@ impl Engine {
     ) -> Result<(), StorageError> {
         let store = &self.inner.store;
         let key = item_key(meta.id, pk);
-        match new {
-            Some(item) => batch.insert(&store.items, key, encode_json("item", item)?),
-            None => batch.remove(&store.items, key),
-        }
+        // Encoded once: the item value, and the record's NewImage.
+        let new_bytes = new.map(encode_item);
         let ttl = meta.ttl_enabled();
         let old_exp = old.and_then(|i| item_expiry_epoch_secs(i, ttl));
         let new_exp = new.and_then(|i| item_expiry_epoch_secs(i, ttl));
@@ -273,21 +272,34 @@ impl Engine {
         if let (Some(view), Some(any)) = (meta.definition.stream_view_type, new.or(old)) {
             let seq = SequenceNumber(*next_seq);
             *next_seq = next_seq.saturating_add(1);
-            let record = build_record(RecordInput {
+            let keys: Vec<(&String, &AttributeValue)> = meta
+                .definition
+                .key_attributes()
+                .filter_map(|k| any.get_key_value(&k.attribute_name))
+                .collect();
+            let record = encode_record(&RecordParts {
                 table_name: &meta.definition.table_name,
                 sequence_number: seq,
+                event_name: match (old, new) {
+                    (None, Some(_)) => EventName::Insert,
+                    (Some(_), Some(_)) => EventName::Modify,
+                    (_, None) => EventName::Remove,
+                },
                 now_millis: self.inner.clock.now_millis(),
                 view,
-                keys: key_item(&meta.definition, any),
-                old,
-                new,
-                user_identity,
+                keys: &keys,
+                new_image: new_bytes
+                    .as_deref()
+                    .filter(|_| view.includes_new_image())
+                    .and_then(|b| b.get(1..)),
+                old_image: old.filter(|_| view.includes_old_image()),
+                user_identity: user_identity.as_ref(),
             });
-            batch.insert(
-                &store.stream,
-                stream_key(meta.id, seq),
-                encode_json("change record", &record)?,
-            );
+            batch.insert(&store.stream, stream_key(meta.id, seq), record);
+        }
+        match new_bytes {
+            Some(bytes) => batch.insert(&store.items, key, bytes),
+            None => batch.remove(&store.items, key),
         }
         Ok(())
     }

@@ -1,0 +1,363 @@
+//! The compact binary encoding of stored items and change records (see
+//! `FORMAT.md`, "Value encodings"). A value starts with [`BINARY_TAG`]; a
+//! value starting with `{` is the older JSON encoding, still read.
+//!
+//! Lengths and counts are LEB128 varints; decoding checks every length
+//! against the bytes left, so corrupt input is an error, never a panic or
+//! a huge allocation.
+
+use crate::item::item_size_bytes;
+use crate::stream::{ChangeRecord, EventName, SequenceNumber, UserIdentity, event_id};
+use crate::table::StreamViewType;
+use serde_dynamo::{AttributeValue, Item};
+use std::collections::HashMap;
+
+/// First byte of a binary value (JSON values start with `{`).
+pub(crate) const BINARY_TAG: u8 = 0x01;
+
+const S: u8 = 0;
+const N: u8 = 1;
+const B: u8 = 2;
+const BOOL: u8 = 3;
+const NULL: u8 = 4;
+const M: u8 = 5;
+const L: u8 = 6;
+const SS: u8 = 7;
+const NS: u8 = 8;
+const BS: u8 = 9;
+
+const HAS_NEW: u8 = 1;
+const HAS_OLD: u8 = 2;
+const TTL_IDENTITY: u8 = 4;
+const OTHER_IDENTITY: u8 = 8;
+
+/// Deepest nesting of M / L values decoded (DynamoDB allows 32 levels).
+const MAX_DEPTH: usize = 64;
+
+fn put_len(out: &mut Vec<u8>, mut n: usize) {
+    loop {
+        let byte = (n & 0x7F) as u8;
+        n >>= 7;
+        if n == 0 {
+            out.push(byte);
+            return;
+        }
+        out.push(byte | 0x80);
+    }
+}
+
+fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
+    put_len(out, b.len());
+    out.extend_from_slice(b);
+}
+
+fn put_value(out: &mut Vec<u8>, v: &AttributeValue) {
+    match v {
+        AttributeValue::S(s) => {
+            out.push(S);
+            put_bytes(out, s.as_bytes());
+        }
+        AttributeValue::N(s) => {
+            out.push(N);
+            put_bytes(out, s.as_bytes());
+        }
+        AttributeValue::B(b) => {
+            out.push(B);
+            put_bytes(out, b);
+        }
+        AttributeValue::Bool(b) => out.extend_from_slice(&[BOOL, u8::from(*b)]),
+        AttributeValue::Null(b) => out.extend_from_slice(&[NULL, u8::from(*b)]),
+        AttributeValue::M(m) => {
+            out.push(M);
+            put_map(out, m);
+        }
+        AttributeValue::L(l) => {
+            out.push(L);
+            put_len(out, l.len());
+            l.iter().for_each(|v| put_value(out, v));
+        }
+        AttributeValue::Ss(l) | AttributeValue::Ns(l) => {
+            out.push(if matches!(v, AttributeValue::Ss(_)) {
+                SS
+            } else {
+                NS
+            });
+            put_len(out, l.len());
+            l.iter().for_each(|s| put_bytes(out, s.as_bytes()));
+        }
+        AttributeValue::Bs(l) => {
+            out.push(BS);
+            put_len(out, l.len());
+            l.iter().for_each(|b| put_bytes(out, b));
+        }
+    }
+}
+
+fn put_map(out: &mut Vec<u8>, m: &HashMap<String, AttributeValue>) {
+    put_len(out, m.len());
+    for (k, v) in m {
+        put_bytes(out, k.as_bytes());
+        put_value(out, v);
+    }
+}
+
+/// Encodes an item (tag byte included) for the `items` keyspace.
+pub(crate) fn encode_item(item: &Item) -> Vec<u8> {
+    let mut out = Vec::with_capacity(64);
+    out.push(BINARY_TAG);
+    put_map(&mut out, item);
+    out
+}
+
+/// The parts of a change record that are stored; `event_id` and
+/// `size_bytes` are derived again on decode.
+pub(crate) struct RecordParts<'a> {
+    pub table_name: &'a str,
+    pub sequence_number: SequenceNumber,
+    pub event_name: EventName,
+    pub now_millis: i64,
+    pub view: StreamViewType,
+    /// The key attributes, in any order.
+    pub keys: &'a [(&'a String, &'a AttributeValue)],
+    /// The new image already encoded: an [`encode_item`] value without its
+    /// tag byte.
+    pub new_image: Option<&'a [u8]>,
+    pub old_image: Option<&'a Item>,
+    pub user_identity: Option<&'a UserIdentity>,
+}
+
+/// Encodes a change record (tag byte included) for the `stream` keyspace.
+pub(crate) fn encode_record(r: &RecordParts<'_>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(256);
+    out.push(BINARY_TAG);
+    out.push(match r.event_name {
+        EventName::Insert => 0,
+        EventName::Modify => 1,
+        EventName::Remove => 2,
+    });
+    out.push(match r.view {
+        StreamViewType::KeysOnly => 0,
+        StreamViewType::NewImage => 1,
+        StreamViewType::OldImage => 2,
+        StreamViewType::NewAndOldImages => 3,
+    });
+    let mut flags = 0;
+    if r.new_image.is_some() {
+        flags |= HAS_NEW;
+    }
+    if r.old_image.is_some() {
+        flags |= HAS_OLD;
+    }
+    match r.user_identity {
+        Some(id) if id.is_dynamodb_ttl() => flags |= TTL_IDENTITY,
+        Some(_) => flags |= OTHER_IDENTITY,
+        None => {}
+    }
+    out.push(flags);
+    out.extend_from_slice(&r.now_millis.to_be_bytes());
+    out.extend_from_slice(&r.sequence_number.0.to_be_bytes());
+    put_bytes(&mut out, r.table_name.as_bytes());
+    put_len(&mut out, r.keys.len());
+    for (k, v) in r.keys {
+        put_bytes(&mut out, k.as_bytes());
+        put_value(&mut out, v);
+    }
+    if let Some(bytes) = r.new_image {
+        out.extend_from_slice(bytes);
+    }
+    if let Some(image) = r.old_image {
+        put_map(&mut out, image);
+    }
+    if let Some(id) = r.user_identity.filter(|id| !id.is_dynamodb_ttl()) {
+        put_bytes(&mut out, id.r#type.as_bytes());
+        put_bytes(&mut out, id.principal_id.as_bytes());
+    }
+    out
+}
+
+/// A cursor over a binary value; every read is bounds-checked.
+struct Reader<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> Reader<'a> {
+    fn byte(&mut self) -> Result<u8, String> {
+        let (&b, rest) = self.bytes.split_first().ok_or("truncated")?;
+        self.bytes = rest;
+        Ok(b)
+    }
+
+    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
+        if n > self.bytes.len() {
+            return Err(format!(
+                "length {n} beyond the {} bytes left",
+                self.bytes.len()
+            ));
+        }
+        let (head, rest) = self.bytes.split_at(n);
+        self.bytes = rest;
+        Ok(head)
+    }
+
+    fn len(&mut self) -> Result<usize, String> {
+        let mut n: u64 = 0;
+        for shift in (0..64).step_by(7) {
+            let b = self.byte()?;
+            n |= u64::from(b & 0x7F) << shift;
+            if b & 0x80 == 0 {
+                // A count can never exceed the bytes left (each entry takes >= 1).
+                return usize::try_from(n)
+                    .ok()
+                    .filter(|&n| n <= self.bytes.len())
+                    .ok_or_else(|| {
+                        format!("length {n} beyond the {} bytes left", self.bytes.len())
+                    });
+            }
+        }
+        Err("varint too long".into())
+    }
+
+    fn bytes_vec(&mut self) -> Result<Vec<u8>, String> {
+        let n = self.len()?;
+        Ok(self.take(n)?.to_vec())
+    }
+
+    fn string(&mut self) -> Result<String, String> {
+        String::from_utf8(self.bytes_vec()?).map_err(|_| "invalid UTF-8".to_string())
+    }
+
+    fn u64(&mut self) -> Result<u64, String> {
+        let b = self.take(8)?;
+        let mut a = [0u8; 8];
+        a.copy_from_slice(b);
+        Ok(u64::from_be_bytes(a))
+    }
+
+    fn list<T>(
+        &mut self,
+        mut f: impl FnMut(&mut Self) -> Result<T, String>,
+    ) -> Result<Vec<T>, String> {
+        let n = self.len()?;
+        (0..n).map(|_| f(self)).collect()
+    }
+
+    fn value(&mut self, depth: usize) -> Result<AttributeValue, String> {
+        if depth > MAX_DEPTH {
+            return Err("nested too deeply".into());
+        }
+        Ok(match self.byte()? {
+            S => AttributeValue::S(self.string()?),
+            N => AttributeValue::N(self.string()?),
+            B => AttributeValue::B(self.bytes_vec()?),
+            BOOL => AttributeValue::Bool(self.byte()? != 0),
+            NULL => AttributeValue::Null(self.byte()? != 0),
+            M => AttributeValue::M(self.map(depth + 1)?),
+            L => AttributeValue::L(self.list(|r| r.value(depth + 1))?),
+            SS => AttributeValue::Ss(self.list(Self::string)?),
+            NS => AttributeValue::Ns(self.list(Self::string)?),
+            BS => AttributeValue::Bs(self.list(Self::bytes_vec)?),
+            t => return Err(format!("unknown value tag {t}")),
+        })
+    }
+
+    fn map(&mut self, depth: usize) -> Result<HashMap<String, AttributeValue>, String> {
+        let n = self.len()?;
+        let mut m = HashMap::with_capacity(n);
+        for _ in 0..n {
+            let k = self.string()?;
+            let v = self.value(depth)?;
+            m.insert(k, v);
+        }
+        Ok(m)
+    }
+
+    fn start(bytes: &'a [u8]) -> Result<Self, String> {
+        match bytes.split_first() {
+            Some((&BINARY_TAG, rest)) => Ok(Self { bytes: rest }),
+            _ => Err("not a binary value".into()),
+        }
+    }
+
+    fn finish<T>(&self, v: T) -> Result<T, String> {
+        if self.bytes.is_empty() {
+            Ok(v)
+        } else {
+            Err(format!("{} trailing bytes", self.bytes.len()))
+        }
+    }
+}
+
+/// Decodes a binary item (tag byte included).
+///
+/// # Errors
+///
+/// A message saying what is wrong with the bytes.
+pub(crate) fn decode_item(bytes: &[u8]) -> Result<Item, String> {
+    let mut r = Reader::start(bytes)?;
+    let m = r.map(0)?;
+    r.finish(m.into())
+}
+
+/// Decodes a binary change record (tag byte included).
+///
+/// # Errors
+///
+/// A message saying what is wrong with the bytes.
+pub(crate) fn decode_record(bytes: &[u8]) -> Result<ChangeRecord, String> {
+    let mut r = Reader::start(bytes)?;
+    let event_name = match r.byte()? {
+        0 => EventName::Insert,
+        1 => EventName::Modify,
+        2 => EventName::Remove,
+        t => return Err(format!("unknown event name {t}")),
+    };
+    let stream_view_type = match r.byte()? {
+        0 => StreamViewType::KeysOnly,
+        1 => StreamViewType::NewImage,
+        2 => StreamViewType::OldImage,
+        3 => StreamViewType::NewAndOldImages,
+        t => return Err(format!("unknown view type {t}")),
+    };
+    let flags = r.byte()?;
+    let now_millis = r.u64()? as i64;
+    let sequence_number = SequenceNumber(r.u64()?);
+    let table_name = r.string()?;
+    let keys: Item = r.map(0)?.into();
+    let new_image: Option<Item> = (flags & HAS_NEW != 0)
+        .then(|| r.map(0))
+        .transpose()?
+        .map(Into::into);
+    let old_image: Option<Item> = (flags & HAS_OLD != 0)
+        .then(|| r.map(0))
+        .transpose()?
+        .map(Into::into);
+    let user_identity = if flags & TTL_IDENTITY != 0 {
+        Some(UserIdentity::dynamodb_ttl())
+    } else if flags & OTHER_IDENTITY != 0 {
+        Some(UserIdentity {
+            r#type: r.string()?,
+            principal_id: r.string()?,
+        })
+    } else {
+        None
+    };
+    let size_bytes = item_size_bytes(&keys)
+        + new_image.as_ref().map_or(0, item_size_bytes)
+        + old_image.as_ref().map_or(0, item_size_bytes);
+    r.finish(ChangeRecord {
+        event_id: event_id(&table_name, sequence_number),
+        table_name,
+        sequence_number,
+        event_name,
+        approximate_creation_date_time_millis: now_millis,
+        keys,
+        new_image,
+        old_image,
+        size_bytes,
+        stream_view_type,
+        user_identity,
+    })
+}
+
+#[cfg(test)]
+mod tests;

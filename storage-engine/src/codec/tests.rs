@@ -1,0 +1,110 @@
+//! Round trips, old JSON values, corrupt input.
+#![allow(clippy::unwrap_used)]
+use super::*;
+
+#[test]
+fn older_json_values_are_still_read() {
+    let item = sample();
+    let json = serde_json::to_vec(&item).unwrap();
+    assert_eq!(crate::storage::decode_item(&json).unwrap(), item);
+    let bytes = encode_record(&RecordParts {
+        table_name: "T",
+        sequence_number: SequenceNumber(3),
+        event_name: EventName::Insert,
+        now_millis: 9,
+        view: StreamViewType::NewImage,
+        keys: &[],
+        new_image: encode_item(&item).get(1..),
+        old_image: None,
+        user_identity: None,
+    });
+    let record = crate::storage::decode_record(&bytes).unwrap();
+    let json = serde_json::to_vec(&record).unwrap();
+    assert_eq!(crate::storage::decode_record(&json).unwrap(), record);
+}
+
+fn sample() -> Item {
+    HashMap::from([
+        ("s".to_string(), AttributeValue::S("a\0b".into())),
+        ("n".to_string(), AttributeValue::N("-1.5e3".into())),
+        ("b".to_string(), AttributeValue::B(vec![0, 255])),
+        ("t".to_string(), AttributeValue::Bool(true)),
+        ("z".to_string(), AttributeValue::Null(true)),
+        (
+            "m".to_string(),
+            AttributeValue::M(HashMap::from([(
+                "l".to_string(),
+                AttributeValue::L(vec![
+                    AttributeValue::Ss(vec!["x".into(), "y".into()]),
+                    AttributeValue::Ns(vec!["1".into()]),
+                    AttributeValue::Bs(vec![vec![1], vec![]]),
+                ]),
+            )])),
+        ),
+    ])
+    .into()
+}
+
+#[test]
+fn items_round_trip() {
+    let item = sample();
+    assert_eq!(decode_item(&encode_item(&item)), Ok(item));
+    assert_eq!(
+        decode_item(&encode_item(&Item::default())),
+        Ok(Item::default())
+    );
+}
+
+#[test]
+fn records_round_trip_with_derived_fields() {
+    let item = sample();
+    let key = ("s".to_string(), AttributeValue::S("a\0b".into()));
+    for identity in [
+        None,
+        Some(UserIdentity::dynamodb_ttl()),
+        Some(UserIdentity {
+            r#type: "User".into(),
+            principal_id: "me".into(),
+        }),
+    ] {
+        let new = encode_item(&item);
+        let bytes = encode_record(&RecordParts {
+            table_name: "T",
+            sequence_number: SequenceNumber(7),
+            event_name: EventName::Remove,
+            now_millis: -5,
+            view: StreamViewType::NewAndOldImages,
+            keys: &[(&key.0, &key.1)],
+            new_image: new.get(1..),
+            old_image: Some(&item),
+            user_identity: identity.as_ref(),
+        });
+        let r = decode_record(&bytes).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(r.event_id, event_id("T", SequenceNumber(7)));
+        assert_eq!(r.old_image.as_ref(), Some(&item));
+        assert_eq!(r.new_image.as_ref(), Some(&item));
+        assert_eq!(r.user_identity, identity);
+        assert_eq!(r.approximate_creation_date_time_millis, -5);
+        assert_eq!(r.keys.len(), 1);
+        assert!(r.size_bytes > 2 * item_size_bytes(&item));
+    }
+}
+
+#[test]
+fn corrupt_input_is_an_error_not_a_panic() {
+    let good = encode_item(&sample());
+    for cut in 0..good.len() {
+        assert!(decode_item(&good[..cut]).is_err(), "prefix {cut} accepted");
+    }
+    assert!(
+        decode_item(&[
+            BINARY_TAG, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F
+        ])
+        .is_err()
+    );
+    assert!(decode_item(&[BINARY_TAG, 1, 1, b'a', 42]).is_err());
+    assert!(decode_record(&[BINARY_TAG, 9]).is_err());
+    let mut deep = vec![BINARY_TAG, 1, 0];
+    deep.extend(std::iter::repeat_n([L, 1], 100).flatten());
+    assert!(decode_item(&deep).is_err());
+}
