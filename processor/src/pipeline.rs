@@ -194,6 +194,10 @@ impl Pipeline {
     /// A source, sink or checkpoint error. The checkpoint is then not advanced:
     /// the next step (or the next process) replays the batch.
     pub async fn step(&mut self) -> Result<StepReport, PipelineError> {
+        for (table, lag) in self.source.sweeper_lag_millis() {
+            ::metrics::gauge!(names::SWEEPER_LAG_MILLISECONDS, names::TABLE_NAME => table)
+                .set(lag as f64);
+        }
         let from = self.next_read().await?;
         let records = self.source.read(&from, self.max_records).await?;
         let Some((first, last)) = records.first().zip(records.last()) else {

@@ -139,6 +139,24 @@ period_secs = 60
         "{quiet:?}"
     );
     assert_eq!(value(&quiet, "RecordsRead", None), Some(0.0));
+    assert_eq!(
+        value(&quiet, "SweeperLagMilliseconds", Some("SessionData")),
+        Some(0.0),
+        "everything expired was swept: {quiet:?}"
+    );
+
+    // An item that expired 90 s ago and has not been swept shows as lag.
+    let mut late = seed_items().remove(0);
+    let expired_at_secs = clock_now(&clock) / 1000 - 90;
+    late.insert(
+        "ExpirationTime".into(),
+        serde_dynamo::AttributeValue::N(expired_at_secs.to_string()),
+    );
+    engine.put_item("SessionData", late).expect("put");
+    pipeline.step().await.expect("step");
+    let lagging = recorder.flush();
+    let lag = value(&lagging, "SweeperLagMilliseconds", Some("SessionData")).expect("lag gauge");
+    assert!((90_000.0..91_000.0).contains(&lag), "{lag}");
 }
 
 fn clock_now(clock: &ManualClock) -> i64 {

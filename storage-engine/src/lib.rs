@@ -115,6 +115,7 @@ mod expr;
 mod index;
 mod item;
 mod key;
+mod lag;
 mod number;
 mod query;
 mod read;
@@ -122,7 +123,9 @@ mod request;
 pub mod spanner;
 mod storage;
 mod stream;
+mod sweep_lag;
 mod sweeper;
+mod sweeper_thread;
 mod table;
 pub mod tablestore;
 pub mod ttl;
@@ -145,7 +148,9 @@ pub use serde_dynamo::{AttributeValue, Item};
 pub use stream::{
     ChangeRecord, EventName, ParseSequenceNumberError, SequenceNumber, StreamPosition, UserIdentity,
 };
-pub use sweeper::{SWEEP_CHUNK, SweepReport, Sweeper, SweeperOptions};
+pub use sweep_lag::{LAG_BUCKET_BOUNDS_MILLIS, LagHistogram};
+pub use sweeper::{SWEEP_CHUNK, SweepReport};
+pub use sweeper_thread::{Sweeper, SweeperOptions};
 pub use table::{
     KeyAttribute, ParseStreamViewTypeError, ScalarAttributeType, StreamViewType, TableDefinition,
     TimeToLiveSpecification,

@@ -14,9 +14,9 @@ pub const RECORDS_DEAD_LETTERED: &str = "RecordsDeadLettered";
 /// Age of the newest record read, when it was read (milliseconds), as Lambda's
 /// `IteratorAge` (Lambda Developer Guide, "Types of metrics for Lambda functions").
 pub const ITERATOR_AGE_MILLISECONDS: &str = "IteratorAgeMilliseconds";
-/// How late the engine's sweeper deleted an expired item: deletion time minus
-/// the item's expiry (milliseconds). Reserved: not emitted yet, because the
-/// stream record does not carry the table's TTL attribute name.
+/// The engine's sweeper lag per `TableName`: how long the oldest expired, not
+/// yet deleted item has waited (milliseconds; 0 when the sweeper has caught up).
+/// Set before every read of a source that can tell (the `engine` source).
 pub const SWEEPER_LAG_MILLISECONDS: &str = "SweeperLagMilliseconds";
 /// The `TableName` dimension.
 pub const TABLE_NAME: &str = "TableName";
@@ -56,6 +56,11 @@ pub fn describe() {
         crate::metrics::TIME_TO_LIVE_DELETED_ITEM_COUNT,
         Unit::Count,
         "Items deleted by TTL, per TableName"
+    );
+    describe_gauge!(
+        SWEEPER_LAG_MILLISECONDS,
+        Unit::Milliseconds,
+        "Age of the oldest expired item not yet deleted, per TableName"
     );
     describe_gauge!(
         ITERATOR_AGE_MILLISECONDS,

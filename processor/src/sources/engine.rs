@@ -151,6 +151,16 @@ impl Source for EngineSource {
         self.engine.expired_backlog(&self.table).ok()
     }
 
+    fn sweeper_lag_millis(&self) -> Vec<(String, u64)> {
+        match self.engine.sweeper_lag_millis(&self.table) {
+            Ok(lag) => vec![(self.table.clone(), lag)],
+            Err(error) => {
+                tracing::debug!(table = %self.table, %error, "sweeper lag unavailable");
+                Vec::new()
+            }
+        }
+    }
+
     fn clock(&self) -> std::sync::Arc<dyn ttlstream_engine::Clock> {
         self.engine.clock()
     }

@@ -68,6 +68,13 @@ pub trait Source: Send {
         None
     }
 
+    /// Per table: milliseconds the oldest expired, not yet deleted item has
+    /// waited for the TTL process (the engine's sweeper lag), when the source
+    /// can tell. Empty by default.
+    fn sweeper_lag_millis(&self) -> Vec<(String, u64)> {
+        Vec::new()
+    }
+
     /// The clock the source's records are timestamped with; metric periods close
     /// by it. Default: the system clock.
     fn clock(&self) -> std::sync::Arc<dyn ttlstream_engine::Clock> {
