@@ -123,9 +123,7 @@ mod request;
 pub mod spanner;
 mod storage;
 mod stream;
-mod sweep_lag;
 mod sweeper;
-mod sweeper_thread;
 mod table;
 pub mod tablestore;
 pub mod ttl;
@@ -148,9 +146,7 @@ pub use serde_dynamo::{AttributeValue, Item};
 pub use stream::{
     ChangeRecord, EventName, ParseSequenceNumberError, SequenceNumber, StreamPosition, UserIdentity,
 };
-pub use sweep_lag::{LAG_BUCKET_BOUNDS_MILLIS, LagHistogram};
-pub use sweeper::{SWEEP_CHUNK, SweepReport};
-pub use sweeper_thread::{Sweeper, SweeperOptions};
+pub use sweeper::{SWEEP_CHUNK, SweepReport, Sweeper, SweeperOptions};
 pub use table::{
     KeyAttribute, ParseStreamViewTypeError, ScalarAttributeType, StreamViewType, TableDefinition,
     TimeToLiveSpecification,
