@@ -11,44 +11,25 @@
 //! removed by an update) is simply removed. Entries added behind the scan
 //! position during a pass (an update moving an expiry earlier) are found by
 //! the next pass. Deletions are committed in
-//! batches of up to [`SWEEP_CHUNK`] items, each batch atomic, so each item
-//! is always atomic with its index entry and change record.
+//! batches of up to [`SWEEP_CHUNK`] items (or the sweeper's `batch_size`),
+//! each batch atomic, so each item is always atomic with its index entry and
+//! change record; a crash between batches loses nothing and repeats nothing,
+//! because the next pass starts again from the expiry index, which holds
+//! exactly the items not yet deleted. A pass with a budget shares it fairly:
+//! each TTL table first gets an equal share, then what is left goes round
+//! again in the same order.
 
-use crate::engine::{Engine, Inner};
+use crate::engine::Engine;
 use crate::error::{StorageError, SweepError};
 use crate::storage::{TableMeta, decode_expiry_key, expiry_bound};
 use crate::stream::UserIdentity;
+use crate::sweep_lag::LagHistogram;
 use crate::ttl::{expired_range_secs, is_expired_at, item_expiry_epoch_secs};
 use std::collections::HashSet;
 use std::ops::Bound;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{self, RecvTimeoutError};
-use std::sync::{Arc, Weak};
-use std::thread::JoinHandle;
-use std::time::Duration;
 
 /// Most index entries examined (and items deleted) per atomic batch.
 pub const SWEEP_CHUNK: usize = 1024;
-
-/// Options for [`Engine::start_sweeper`].
-#[derive(Clone, Debug)]
-pub struct SweeperOptions {
-    /// Real time between the end of one pass and the start of the next.
-    /// Default: 1 second.
-    pub interval: Duration,
-    /// At most this many deletions per pass (pacing, like DynamoDB's
-    /// best-effort deletion); `None` = unbounded. Default: `None`.
-    pub max_deletes_per_sweep: Option<usize>,
-}
-
-impl Default for SweeperOptions {
-    fn default() -> Self {
-        Self {
-            interval: Duration::from_secs(1),
-            max_deletes_per_sweep: None,
-        }
-    }
-}
 
 /// The outcome of one sweep pass.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -56,100 +37,32 @@ pub struct SweepReport {
     /// Items deleted by TTL in this pass (each with one REMOVE record if the
     /// table has a stream).
     pub deleted: u64,
-}
-
-/// A running background sweeper thread. [`Sweeper::stop`] or dropping it
-/// stops the thread and waits for the current pass to finish. The thread
-/// holds only a weak reference to the engine: once every [`Engine`] clone is
-/// dropped, it exits by itself.
-#[derive(Debug)]
-pub struct Sweeper {
-    stop_tx: Option<mpsc::Sender<()>>,
-    handle: Option<JoinHandle<()>>,
-    deleted_total: Arc<AtomicU64>,
-}
-
-impl Sweeper {
-    /// Items deleted by this sweeper since it started.
-    pub fn deleted_total(&self) -> u64 {
-        self.deleted_total.load(Ordering::Relaxed)
-    }
-
-    /// Stops the thread and waits for it to exit.
-    pub fn stop(mut self) {
-        self.shutdown();
-    }
-
-    fn shutdown(&mut self) {
-        drop(self.stop_tx.take());
-        if let Some(handle) = self.handle.take()
-            && handle.join().is_err()
-        {
-            tracing::error!("TTL sweeper thread panicked");
-        }
-    }
-}
-
-impl Drop for Sweeper {
-    fn drop(&mut self) {
-        self.shutdown();
-    }
+    /// For the DynamoDB-model deletions of this pass: time from each item's
+    /// expiry instant to its deletion (engine clock, milliseconds).
+    pub lag: LagHistogram,
 }
 
 impl Engine {
     /// Deletes everything expired per the clock, now, on the calling thread
-    /// (deterministic tests; the background [`Sweeper`] calls the same code).
+    /// (deterministic tests; the background [`Sweeper`](crate::Sweeper) calls the same code).
     ///
     /// # Errors
     ///
     /// [`SweepError::Storage`] naming the table; deletions committed before
     /// the failure stay committed.
     pub fn sweep_now(&self) -> Result<SweepReport, SweepError> {
-        self.sweep(None)
-    }
-
-    /// Starts a background sweeper thread: a pass at once, then one every
-    /// `options.interval`. If the OS refuses to spawn a thread, the error is
-    /// logged and the returned handle is inert; use
-    /// [`Engine::try_start_sweeper`] to handle that case.
-    pub fn start_sweeper(&self, options: SweeperOptions) -> Sweeper {
-        match self.try_start_sweeper(options) {
-            Ok(s) => s,
-            Err(e) => {
-                tracing::error!(error = %e, "cannot start the TTL sweeper thread");
-                Sweeper {
-                    stop_tx: None,
-                    handle: None,
-                    deleted_total: Arc::default(),
-                }
-            }
-        }
-    }
-
-    /// Like [`Engine::start_sweeper`], reporting a failure to spawn.
-    ///
-    /// # Errors
-    ///
-    /// The I/O error from [`std::thread::Builder::spawn`].
-    pub fn try_start_sweeper(&self, options: SweeperOptions) -> std::io::Result<Sweeper> {
-        let (stop_tx, stop_rx) = mpsc::channel::<()>();
-        let deleted_total = Arc::new(AtomicU64::new(0));
-        let weak: Weak<Inner> = Arc::downgrade(&self.inner);
-        let counter = Arc::clone(&deleted_total);
-        let handle = std::thread::Builder::new()
-            .name("ttl-sweeper".into())
-            .spawn(move || sweeper_loop(&weak, &stop_rx, &options, &counter))?;
-        Ok(Sweeper {
-            stop_tx: Some(stop_tx),
-            handle: Some(handle),
-            deleted_total,
-        })
+        self.sweep(None, SWEEP_CHUNK)
     }
 
     /// One pass over all three TTL models, deleting at most `max` items or
     /// rows. Fair across models: each first gets up to a third of `max`,
     /// then what is left goes round again in the same order.
-    pub(crate) fn sweep(&self, max: Option<usize>) -> Result<SweepReport, SweepError> {
+    /// DynamoDB-model deletions are committed `batch` (at least 1) at a time.
+    pub(crate) fn sweep(
+        &self,
+        max: Option<usize>,
+        batch: usize,
+    ) -> Result<SweepReport, SweepError> {
         let share = max.map(|m| m.div_ceil(3));
         let mut report = SweepReport::default();
         for round in 0..2 {
@@ -163,7 +76,11 @@ impl Engine {
                     continue;
                 }
                 report.deleted += match model {
-                    0 => self.sweep_dynamodb(cap)?.deleted,
+                    0 => {
+                        let r = self.sweep_dynamodb(cap, batch.max(1))?;
+                        report.lag.merge(&r.lag);
+                        r.deleted
+                    }
                     1 => self.sweep_tablestore(cap)?,
                     _ => self.sweep_spanner(cap)?,
                 };
@@ -175,25 +92,43 @@ impl Engine {
         Ok(report)
     }
 
-    /// One pass over every TTL-enabled DynamoDB table, deleting at most `max` items.
-    fn sweep_dynamodb(&self, max: Option<usize>) -> Result<SweepReport, SweepError> {
+    /// One pass over every TTL-enabled DynamoDB table, deleting at most
+    /// `max` items: each table first gets an equal share of `max`, then what
+    /// is left goes round again (so one big table cannot starve the others).
+    fn sweep_dynamodb(&self, max: Option<usize>, batch: usize) -> Result<SweepReport, SweepError> {
         let now_millis = self.inner.clock.now_millis();
         let mut report = SweepReport::default();
-        for meta in self.all_table_metas() {
-            if meta.ttl_enabled().is_none() {
-                continue;
+        let metas: Vec<_> = self
+            .all_table_metas()
+            .into_iter()
+            .filter(|m| m.ttl_enabled().is_some())
+            .collect();
+        let share = max.map(|m| m.div_ceil(metas.len().max(1)));
+        for round in 0..2 {
+            for meta in &metas {
+                let left = max.map(|m| m.saturating_sub(report.deleted as usize));
+                let budget = match (left, share) {
+                    (Some(l), Some(s)) if round == 0 => Some(l.min(s)),
+                    _ => left,
+                };
+                if budget == Some(0) {
+                    continue;
+                }
+                let pass = Pass {
+                    now_millis,
+                    budget,
+                    batch,
+                };
+                report.deleted +=
+                    self.sweep_table(meta, pass, &mut report.lag)
+                        .map_err(|source| SweepError::Storage {
+                            table: meta.definition.table_name.clone(),
+                            source,
+                        })?;
             }
-            let budget = max.map(|m| m.saturating_sub(report.deleted as usize));
-            if budget == Some(0) {
+            if max.is_none() {
                 break;
             }
-            let deleted = self
-                .sweep_table(&meta, now_millis, budget)
-                .map_err(|source| SweepError::Storage {
-                    table: meta.definition.table_name.clone(),
-                    source,
-                })?;
-            report.deleted += deleted;
         }
         Ok(report)
     }
@@ -201,9 +136,14 @@ impl Engine {
     fn sweep_table(
         &self,
         meta: &TableMeta,
-        now_millis: i64,
-        budget: Option<usize>,
+        pass: Pass,
+        lag: &mut LagHistogram,
     ) -> Result<u64, StorageError> {
+        let Pass {
+            now_millis,
+            budget,
+            batch: chunk,
+        } = pass;
         let store = &self.inner.store;
         let (low, high) = expired_range_secs(now_millis);
         let mut deleted = 0u64;
@@ -212,7 +152,7 @@ impl Engine {
         let mut from = Bound::Included(expiry_bound(meta.id, low));
         let to = Bound::Excluded(expiry_bound(meta.id, high));
         loop {
-            let remaining = budget.map_or(SWEEP_CHUNK, |b| b.saturating_sub(deleted as usize));
+            let remaining = budget.map_or(chunk, |b| b.saturating_sub(deleted as usize));
             if remaining == 0 {
                 return Ok(deleted);
             }
@@ -220,7 +160,7 @@ impl Engine {
             for guard in store
                 .expiry
                 .range((from.clone(), to.clone()))
-                .take(remaining.min(SWEEP_CHUNK))
+                .take(remaining.min(chunk))
             {
                 candidates.push(guard.key()?);
             }
@@ -229,6 +169,7 @@ impl Engine {
             };
             from = Bound::Excluded(last.to_vec());
             let mut state = self.lock_writes();
+            let batch_millis = self.inner.clock.now_millis();
             // Re-read the setting under the lock: TTL may have been disabled.
             let Some(current) = self.table_meta(&meta.definition.table_name) else {
                 return Ok(deleted);
@@ -257,6 +198,7 @@ impl Engine {
                         self.stage(&mut batch, &mut seq, &current, pk, Some(&old), None, ttl)?;
                         done.insert(pk.to_vec());
                         deleted_here += 1;
+                        lag.record(batch_millis.saturating_sub(secs.saturating_mul(1000)));
                     }
                     // Item gone, or its TTL was moved or removed: stale entry.
                     _ => batch.remove(&store.expiry, index_key.clone()),
@@ -270,35 +212,12 @@ impl Engine {
     }
 }
 
-fn sweeper_loop(
-    weak: &Weak<Inner>,
-    stop_rx: &mpsc::Receiver<()>,
-    options: &SweeperOptions,
-    deleted_total: &AtomicU64,
-) {
-    loop {
-        {
-            let Some(inner) = weak.upgrade() else {
-                return;
-            };
-            let engine = Engine { inner };
-            match engine.sweep(options.max_deletes_per_sweep) {
-                Ok(report) => {
-                    deleted_total.fetch_add(report.deleted, Ordering::Relaxed);
-                    if report.deleted > 0 {
-                        tracing::debug!(deleted = report.deleted, "TTL sweep pass");
-                    }
-                }
-                Err(e) => {
-                    tracing::warn!(error = %e, "TTL sweep pass failed; retrying next interval")
-                }
-            }
-        }
-        match stop_rx.recv_timeout(options.interval) {
-            Err(RecvTimeoutError::Timeout) => {}
-            Ok(()) | Err(RecvTimeoutError::Disconnected) => return,
-        }
-    }
+/// The limits of one table's part of a pass.
+#[derive(Clone, Copy)]
+struct Pass {
+    now_millis: i64,
+    budget: Option<usize>,
+    batch: usize,
 }
 
 #[cfg(test)]
@@ -311,6 +230,7 @@ mod tests {
         TimeToLiveSpecification,
     };
     use std::collections::HashMap;
+    use std::sync::Arc;
 
     fn item(pk: &str, ttl: i64) -> Item {
         HashMap::from([

@@ -15,6 +15,7 @@ fn concurrent_writers_and_sweeper_keep_stream_and_table_consistent() {
     let sweeper = engine.start_sweeper(SweeperOptions {
         interval: Duration::from_millis(1),
         max_deletes_per_sweep: Some(7),
+        ..SweeperOptions::default()
     });
     let writers: Vec<_> = (0..4)
         .map(|t| {

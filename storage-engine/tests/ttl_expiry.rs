@@ -196,6 +196,7 @@ fn max_deletes_per_sweep_bounds_a_pass() {
     let sweeper = engine.start_sweeper(SweeperOptions {
         interval: Duration::from_secs(3600),
         max_deletes_per_sweep: Some(20),
+        ..SweeperOptions::default()
     });
     // The first pass runs at once; wait (bounded) for it.
     for _ in 0..500 {
@@ -218,6 +219,7 @@ fn background_sweeper_deletes_and_stops() {
     let sweeper = engine.start_sweeper(SweeperOptions {
         interval: Duration::from_millis(5),
         max_deletes_per_sweep: None,
+        ..SweeperOptions::default()
     });
     clock.advance(Duration::from_secs(2));
     for _ in 0..500 {

@@ -1,0 +1,118 @@
+//! The background sweeper's controls: fairness across tables, pacing,
+//! the "sweep now" trigger and the lag histogram. Waits are bounded polls
+//! of the sweeper's counters, never timed assertions.
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use common::*;
+use std::time::{Duration, Instant};
+use ttlstream_engine::{
+    Engine, ScalarAttributeType, StreamViewType, Sweeper, SweeperOptions, TableDefinition,
+    TimeToLiveSpecification,
+};
+
+const HOUR: Duration = Duration::from_secs(3600);
+
+fn wait_for(sweeper: &Sweeper, deleted: u64) {
+    for _ in 0..2_000 {
+        if sweeper.deleted_total() >= deleted {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    panic!("sweeper deleted {} of {deleted}", sweeper.deleted_total());
+}
+
+fn fill(engine: &Engine, table: &str, n: usize) {
+    let items = (0..n)
+        .map(|i| session(&format!("{table}-{i}"), START_SECS + 1))
+        .collect();
+    engine.put_items(table, items).unwrap();
+}
+
+#[test]
+fn a_pass_budget_is_shared_fairly_across_tables() {
+    let (_dir, clock, engine) = setup(StreamViewType::KeysOnly);
+    engine
+        .create_table(TableDefinition::new(
+            "Small",
+            "UserName",
+            ScalarAttributeType::S,
+        ))
+        .unwrap();
+    engine
+        .update_time_to_live("Small", TimeToLiveSpecification::enabled(TTL_ATTR))
+        .unwrap();
+    fill(&engine, TABLE, 300);
+    fill(&engine, "Small", 10);
+    clock.advance(Duration::from_secs(2));
+    let sweeper = engine.start_sweeper(SweeperOptions {
+        interval: HOUR,
+        max_deletes_per_sweep: Some(100),
+        ..SweeperOptions::default()
+    });
+    wait_for(&sweeper, 100);
+    sweeper.stop();
+    // Small gets its share (all 10) although the big table comes first.
+    assert!(engine.scan("Small").unwrap().is_empty());
+    assert_eq!(engine.scan(TABLE).unwrap().len(), 210);
+}
+
+#[test]
+fn pacing_bounds_deletions_per_second() {
+    let (_dir, clock, engine) = setup(StreamViewType::KeysOnly);
+    fill(&engine, TABLE, 200);
+    clock.advance(Duration::from_secs(2));
+    let started = Instant::now();
+    let sweeper = engine.start_sweeper(SweeperOptions {
+        interval: Duration::from_millis(5),
+        max_deletes_per_sec: Some(40),
+        batch_size: 7,
+        ..SweeperOptions::default()
+    });
+    wait_for(&sweeper, 40);
+    sweeper.stop();
+    let deleted = 200 - engine.scan(TABLE).unwrap().len() as u64;
+    // A full bucket (40) plus 40 per second of real time since the start.
+    let allowed = 40 + (40.0 * started.elapsed().as_secs_f64()).ceil() as u64;
+    assert!(deleted <= allowed, "{deleted} > {allowed}");
+    assert!(deleted >= 40);
+}
+
+#[test]
+fn trigger_wakes_the_sweeper_and_lag_is_recorded() {
+    let (_dir, clock, engine) = setup(StreamViewType::KeysOnly);
+    fill(&engine, TABLE, 5);
+    clock.advance(Duration::from_secs(3)); // 2 s past the expiry instant
+    let sweeper = engine.start_sweeper(SweeperOptions {
+        interval: HOUR,
+        ..SweeperOptions::default()
+    });
+    wait_for(&sweeper, 5);
+    engine
+        .put_item(TABLE, session("late", START_SECS + 3))
+        .unwrap();
+    clock.advance(Duration::from_secs(1));
+    // Without the trigger the next pass would come in an hour.
+    assert!(sweeper.trigger());
+    wait_for(&sweeper, 6);
+    let lag = sweeper.lag_histogram();
+    sweeper.stop();
+    assert_eq!(lag.count(), 6);
+    assert_eq!(lag.quantile_upper_bound_millis(1.0), Some(2_000));
+    assert!(engine.scan(TABLE).unwrap().is_empty());
+}
+
+#[test]
+fn sweep_now_reports_lag_and_never_deletes_early() {
+    let (_dir, clock, engine) = setup(StreamViewType::KeysOnly);
+    fill(&engine, TABLE, 3);
+    clock.advance(Duration::from_millis(1_000)); // exactly the expiry instant
+    let report = engine.sweep_now().unwrap();
+    assert_eq!(report.deleted, 0);
+    clock.advance(Duration::from_millis(1));
+    let report = engine.sweep_now().unwrap();
+    assert_eq!(report.deleted, 3);
+    assert_eq!(report.lag.quantile_upper_bound_millis(0.5), Some(1));
+}
