@@ -105,3 +105,10 @@ fn run_against_a_missing_table_fails_with_the_table_name() {
     assert_ne!(out.status.code(), Some(0));
     assert!(stderr(&out).contains("Nope"), "{}", stderr(&out));
 }
+
+#[test]
+fn serve_refuses_a_non_loopback_address() {
+    let (output, _dir) = ttlstream(&["serve", "--listen", "0.0.0.0:0"], &[]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("loopback"), "{}", stderr(&output));
+}

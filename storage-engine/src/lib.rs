@@ -45,6 +45,9 @@
 //! * Global and local secondary indexes ([`GlobalSecondaryIndex`],
 //!   [`LocalSecondaryIndex`], [`Projection`]), sparse, kept in the same
 //!   batch as the item, also on TTL deletions; Query and Scan on an index.
+//! * Feature `server` (off by default; the only place the engine uses tokio):
+//!   module `server`, the engine behind a DynamoDB-compatible HTTP API (AWS
+//!   JSON 1.0) for any AWS SDK; `ttlstream serve` runs it.
 //!
 //! ## Durability
 //!
@@ -130,6 +133,8 @@ mod number;
 mod query;
 mod read;
 mod request;
+#[cfg(feature = "server")]
+pub mod server;
 pub mod spanner;
 mod storage;
 mod stream;

@@ -5,6 +5,7 @@
 
 mod alarm;
 mod filter;
+mod serve;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -70,6 +71,9 @@ pub enum Command {
         #[command(subcommand)]
         command: alarm::AlarmCommand,
     },
+    /// The bundled engine behind its DynamoDB-compatible API (loopback only),
+    /// with the TTL sweeper running, until SIGTERM/SIGINT.
+    Serve(serve::ServeArgs),
     /// Event-pattern tools.
     Filter {
         /// What to do with patterns.
@@ -82,7 +86,7 @@ pub enum Command {
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let default_level = match cli.command {
-        Command::Run { .. } => "info",
+        Command::Run { .. } | Command::Serve(_) => "info",
         // The demo prints its own summary, transitions included.
         Command::Demo { .. } => "error",
         Command::Filter { .. } | Command::Alarm { .. } => "warn",
@@ -101,6 +105,7 @@ pub fn main() -> ExitCode {
     match cli.command {
         Command::Filter { command } => filter::run(command),
         Command::Alarm { command } => alarm::run(command),
+        Command::Serve(args) => serve::run(args),
         Command::Demo {
             data_dir,
             archive_dir,

@@ -1,0 +1,171 @@
+//! Feature `server`: the engine behind a DynamoDB-compatible HTTP API (AWS
+//! JSON 1.0, "DynamoDB low-level API"), so applications write with their
+//! usual AWS SDK by pointing its endpoint URL at this server.
+//!
+//! Operations served: CreateTable, DescribeTable, ListTables, PutItem,
+//! GetItem, UpdateItem, DeleteItem, Query, Scan, UpdateTimeToLive,
+//! DescribeTimeToLive. Errors are AWS's shapes ([`ApiError`]).
+//!
+//! ## Limits of this slice
+//!
+//! * SigV4 signatures are **not verified**; any signature (or none) is
+//!   accepted. Therefore [`Server::bind`] refuses any address that is not
+//!   loopback ([`ServeError::NotLoopback`]).
+//! * The DynamoDB Streams API (ListStreams, DescribeStream,
+//!   GetShardIterator, GetRecords) is not served yet: `LatestStreamArn` is
+//!   reported, but nothing answers on it.
+//! * Not served: BatchWriteItem, BatchGetItem, DeleteTable, UpdateTable,
+//!   transactions, PartiQL, Scan `Segment`s, the legacy parameters
+//!   (`Expected`, `KeyConditions`, `AttributesToGet`, ...).
+//! * ARNs use region `us-east-1` and account `000000000000`; there is no
+//!   table creation time, so `LatestStreamLabel` is a fixed
+//!   `1970-01-01T00:00:00.000`.
+//!
+//! ## Example
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! use ttlstream_engine::{Engine, EngineOptions, server::{Server, ServerOptions}};
+//! let engine = Engine::open("/var/lib/ttlstream", EngineOptions::default())?;
+//! let server = Server::bind(engine, ServerOptions::default()).await?;
+//! println!("listening on http://{}", server.local_addr()?);
+//! server.run(std::future::pending()).await?;
+//! # Ok(()) }
+//! ```
+
+mod dynamodb;
+mod error;
+mod protocol;
+mod shapes;
+mod tables;
+
+pub use error::{ApiError, ErrorKind};
+pub use protocol::{CONTENT_TYPE, TARGET_PREFIX};
+
+use crate::Engine;
+use axum::Router;
+use axum::routing::post;
+use std::future::Future;
+use std::net::SocketAddr;
+use tokio::net::TcpListener;
+
+/// The default request body limit: 16 MiB (DynamoDB's largest request,
+/// BatchWriteItem, is 16 MB).
+pub const MAX_REQUEST_BODY_BYTES: usize = 16 * 1024 * 1024;
+
+/// How the server listens.
+#[derive(Clone, Debug)]
+pub struct ServerOptions {
+    /// Address to listen on; must be loopback (`127.0.0.1`, `::1`) while
+    /// SigV4 verification is not implemented. Port 0 picks a free port.
+    /// Default: `127.0.0.1:8000`.
+    pub listen: SocketAddr,
+    /// Largest request body accepted, in bytes; a larger one is answered
+    /// HTTP 413 with a `ValidationException`. Default: [`MAX_REQUEST_BODY_BYTES`].
+    pub max_request_body_bytes: usize,
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        Self {
+            listen: SocketAddr::from(([127, 0, 0, 1], 8000)),
+            max_request_body_bytes: MAX_REQUEST_BODY_BYTES,
+        }
+    }
+}
+
+/// Errors from [`Server::bind`] and [`Server::run`].
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// The address is not loopback and no credentials can be verified.
+    #[error(
+        "refusing to listen on {addr}: SigV4 verification is not implemented, so the server listens on loopback only (127.0.0.1 or ::1)"
+    )]
+    NotLoopback {
+        /// The refused address.
+        addr: SocketAddr,
+    },
+    /// Binding or serving failed.
+    #[error("cannot serve on {addr}: {source}")]
+    Io {
+        /// The listen address.
+        addr: SocketAddr,
+        /// What failed.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+#[derive(Clone)]
+struct AppState {
+    engine: Engine,
+    max_request_body_bytes: usize,
+}
+
+/// The axum router serving the DynamoDB API on `POST /` for `engine`.
+pub fn router(engine: Engine, max_request_body_bytes: usize) -> Router {
+    Router::new()
+        .route("/", post(protocol::handle))
+        .with_state(AppState {
+            engine,
+            max_request_body_bytes,
+        })
+}
+
+/// A bound, not yet running, server.
+#[derive(Debug)]
+pub struct Server {
+    listener: TcpListener,
+    router: Router,
+}
+
+impl Server {
+    /// Checks the address and binds it.
+    ///
+    /// # Errors
+    ///
+    /// [`ServeError::NotLoopback`] for a non-loopback address;
+    /// [`ServeError::Io`] when binding fails.
+    pub async fn bind(engine: Engine, options: ServerOptions) -> Result<Server, ServeError> {
+        let addr = options.listen;
+        if !addr.ip().is_loopback() {
+            return Err(ServeError::NotLoopback { addr });
+        }
+        let listener = TcpListener::bind(addr)
+            .await
+            .map_err(|source| ServeError::Io { addr, source })?;
+        Ok(Server {
+            listener,
+            router: router(engine, options.max_request_body_bytes),
+        })
+    }
+
+    /// The bound address (with the port picked for port 0).
+    ///
+    /// # Errors
+    ///
+    /// The OS error if the socket has no address.
+    pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
+        self.listener.local_addr()
+    }
+
+    /// Serves until `shutdown` completes, then finishes in-flight requests.
+    ///
+    /// # Errors
+    ///
+    /// [`ServeError::Io`] when accepting fails fatally.
+    pub async fn run(
+        self,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), ServeError> {
+        let addr = self
+            .listener
+            .local_addr()
+            .unwrap_or_else(|_| SocketAddr::from(([127, 0, 0, 1], 0)));
+        axum::serve(self.listener, self.router)
+            .with_graceful_shutdown(shutdown)
+            .await
+            .map_err(|source| ServeError::Io { addr, source })
+    }
+}

@@ -1,0 +1,115 @@
+//! The AWS JSON 1.0 protocol ("DynamoDB low-level API"): every request is a
+//! `POST /` whose `X-Amz-Target: DynamoDB_20120810.<Operation>` header names
+//! the operation and whose body is a JSON object; answers carry
+//! `Content-Type: application/x-amz-json-1.0`.
+
+use super::error::{ApiError, ErrorKind};
+use super::{AppState, dynamodb};
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use serde::de::DeserializeOwned;
+
+/// The content type of requests and responses.
+pub const CONTENT_TYPE: &str = "application/x-amz-json-1.0";
+
+/// The `X-Amz-Target` prefix of DynamoDB operations.
+pub const TARGET_PREFIX: &str = "DynamoDB_20120810.";
+
+/// The handler of `POST /`: reads the body (at most the configured limit),
+/// dispatches on `X-Amz-Target` on a blocking thread (the engine does
+/// synchronous I/O), and answers JSON or an AWS error shape.
+pub(super) async fn handle(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    match handle_inner(state, headers, body).await {
+        Ok(json) => {
+            let mut response = json.to_string().into_response();
+            response
+                .headers_mut()
+                .insert(header::CONTENT_TYPE, HeaderValue::from_static(CONTENT_TYPE));
+            response
+        }
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn handle_inner(
+    state: AppState,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<serde_json::Value, ApiError> {
+    let target = headers
+        .get("x-amz-target")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
+    let Some(operation) = target.strip_prefix(TARGET_PREFIX) else {
+        return Err(unknown(&target));
+    };
+    let operation = operation.to_string();
+    let bytes = axum::body::to_bytes(body, state.max_request_body_bytes)
+        .await
+        .map_err(|e| body_error(&e, state.max_request_body_bytes))?;
+    let engine = state.engine.clone();
+    tokio::task::spawn_blocking(move || dynamodb::dispatch(&engine, &operation, &bytes))
+        .await
+        .map_err(|e| {
+            ApiError::new(
+                ErrorKind::InternalServerError,
+                format!("request failed: {e}"),
+            )
+        })?
+}
+
+fn unknown(target: &str) -> ApiError {
+    ApiError::new(
+        ErrorKind::UnknownOperation,
+        format!("X-Amz-Target `{target}` names no operation of this server"),
+    )
+}
+
+/// The error for an unknown operation name (after the prefix).
+pub(super) fn unknown_operation(operation: &str) -> ApiError {
+    unknown(&format!("{TARGET_PREFIX}{operation}"))
+}
+
+fn body_error(e: &axum::Error, limit: usize) -> ApiError {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(s) = source {
+        if s.to_string().contains("length limit") {
+            return ApiError::new(
+                ErrorKind::RequestTooLarge,
+                format!("Request body is larger than the limit of {limit} bytes"),
+            );
+        }
+        source = s.source();
+    }
+    ApiError::new(
+        ErrorKind::Serialization,
+        format!("cannot read the request body: {e}"),
+    )
+}
+
+/// Parses a request body: not JSON, or not an object, is a
+/// `SerializationException`; a member of the wrong JSON type (e.g. a number
+/// where DynamoDB wants a string) too, as AWS answers.
+///
+/// # Errors
+///
+/// [`ErrorKind::Serialization`].
+pub(super) fn parse<T: DeserializeOwned>(bytes: &Bytes) -> Result<T, ApiError> {
+    let value: serde_json::Value = serde_json::from_slice(bytes)
+        .map_err(|e| ApiError::new(ErrorKind::Serialization, format!("malformed JSON: {e}")))?;
+    if !value.is_object() {
+        return Err(ApiError::new(
+            ErrorKind::Serialization,
+            "the request body must be a JSON object",
+        ));
+    }
+    serde_json::from_value(value)
+        .map_err(|e| ApiError::new(ErrorKind::Serialization, e.to_string()))
+}
