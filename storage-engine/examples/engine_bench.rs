@@ -1,7 +1,7 @@
 //! The engine's speed figures, each beside a baseline measured in the same
 //! run (issue 4, "Speed"). Run with `--release`:
 //!
-//! `cargo run --release -p ttlstream-engine --example bench -- [items]`
+//! `cargo run --release -p ttlstream-engine --example engine_bench -- [items]`
 //!
 //! 1. **Writes**: `put_items` of N items (hash key, a TTL Number, 100 bytes
 //!    of data) with TTL enabled and a `NEW_AND_OLD_IMAGES` stream, against
