@@ -4,8 +4,7 @@ use crate::clock::{Clock, SystemClock};
 use crate::error::{OpenError, StorageError, TableError, WriteError};
 use crate::item::primary_key_bytes;
 use crate::storage::{
-    FORMAT_KEY, FORMAT_VERSION, Store, TableMeta, decode_item, encode_json, expiry_key,
-    table_meta_key,
+    FORMAT_KEY, FORMAT_VERSION, Store, TableMeta, decode_item, expiry_key, table_meta_key,
 };
 use crate::table::{TableDefinition, TimeToLiveSpecification};
 use crate::ttl::item_expiry_epoch_secs;
@@ -337,15 +336,8 @@ impl Engine {
     }
 
     fn commit_meta(&self, meta: &TableMeta) -> Result<(), TableError> {
-        let store = &self.inner.store;
-        let mut batch = store.db.batch();
-        batch.insert(
-            &store.meta,
-            table_meta_key(&meta.definition.table_name),
-            encode_json("table metadata", meta)?,
-        );
-        batch.commit()?;
-        Ok(())
+        let key = table_meta_key(&meta.definition.table_name);
+        Ok(self.inner.store.put_meta("table metadata", key, meta)?)
     }
 
     /// Removes every expiry-index entry of table `id`, in chunks.

@@ -66,6 +66,24 @@ impl Store {
     /// # Errors
     ///
     /// fjall I/O or recovery failures.
+    /// Writes one table-metadata record (`key` in the `meta` keyspace, `value`
+    /// as JSON) durably to the OS as its own batch; `what` names the value in
+    /// an encoding error. The one way every TTL model stores its table settings.
+    ///
+    /// # Errors
+    ///
+    /// [`StorageError::Encode`]; [`StorageError::Io`].
+    pub fn put_meta<T: Serialize>(
+        &self,
+        what: &'static str,
+        key: Vec<u8>,
+        value: &T,
+    ) -> Result<(), StorageError> {
+        let mut batch = self.db.batch();
+        batch.insert(&self.meta, key, encode_json(what, value)?);
+        batch.commit().map_err(StorageError::Io)
+    }
+
     pub fn open(path: &Path) -> Result<Self, fjall::Error> {
         let db = Database::builder(path).open()?;
         let meta = db.keyspace(META, KeyspaceCreateOptions::default)?;

@@ -53,6 +53,20 @@ fn check(
     }
 }
 
+/// Compiles the ConditionExpression of a write that has no other expression,
+/// and checks that every placeholder was used (PutItem, DeleteItem).
+fn condition_only(
+    table: &str,
+    text: Option<&str>,
+    names: &HashMap<String, String>,
+    values: &HashMap<String, AttributeValue>,
+) -> Result<Option<expr::Condition>, WriteError> {
+    let mut ph = Placeholders::new(names, values);
+    let cond = condition(text, &mut ph).map_err(expr_err(table))?;
+    ph.finish().map_err(expr_err(table))?;
+    Ok(cond)
+}
+
 fn old_only(table: &str, rv: ReturnValue) -> Result<(), WriteError> {
     match rv {
         ReturnValue::None | ReturnValue::AllOld => Ok(()),
@@ -75,13 +89,12 @@ impl Engine {
     pub fn put_item_with(&self, input: PutItemInput) -> Result<WriteOutput, WriteError> {
         let table = input.table_name.as_str();
         old_only(table, input.return_values)?;
-        let mut ph = Placeholders::new(
+        let cond = condition_only(
+            table,
+            input.condition_expression.as_deref(),
             &input.expression_attribute_names,
             &input.expression_attribute_values,
-        );
-        let cond =
-            condition(input.condition_expression.as_deref(), &mut ph).map_err(expr_err(table))?;
-        ph.finish().map_err(expr_err(table))?;
+        )?;
         let mut state = self.lock_writes();
         let meta = self.write_meta(table)?;
         let pk = validate_item(&meta.definition, &input.item).map_err(|m| validation(table, m))?;
@@ -197,13 +210,12 @@ impl Engine {
     pub fn delete_item_with(&self, input: DeleteItemInput) -> Result<WriteOutput, WriteError> {
         let table = input.table_name.as_str();
         old_only(table, input.return_values)?;
-        let mut ph = Placeholders::new(
+        let cond = condition_only(
+            table,
+            input.condition_expression.as_deref(),
             &input.expression_attribute_names,
             &input.expression_attribute_values,
-        );
-        let cond =
-            condition(input.condition_expression.as_deref(), &mut ph).map_err(expr_err(table))?;
-        ph.finish().map_err(expr_err(table))?;
+        )?;
         let mut state = self.lock_writes();
         let meta = self.write_meta(table)?;
         let pk = key_only_bytes(&meta.definition, &input.key).map_err(|m| validation(table, m))?;

@@ -9,7 +9,7 @@ use super::value::SpannerValue;
 use super::{SpannerMeta, load, load_all, meta_key};
 use crate::engine::Engine;
 use crate::error::{StorageError, TableError, WriteError};
-use crate::storage::{ITEMS, decode_json, encode_json, expiry_key, item_key};
+use crate::storage::{ITEMS, decode_json, expiry_key, item_key};
 
 impl Engine {
     /// Creates a Spanner-model table (`CREATE TABLE`, with its indexes and
@@ -224,15 +224,11 @@ impl Engine {
     }
 
     pub(crate) fn commit_spanner_meta(&self, meta: &SpannerMeta) -> Result<(), TableError> {
-        let store = &self.inner.store;
-        let mut batch = store.db.batch();
-        batch.insert(
-            &store.meta,
-            meta_key(&meta.definition.table_name),
-            encode_json("Spanner table metadata", meta)?,
-        );
-        batch.commit()?;
-        Ok(())
+        let key = meta_key(&meta.definition.table_name);
+        Ok(self
+            .inner
+            .store
+            .put_meta("Spanner table metadata", key, meta)?)
     }
 
     /// Clears the table's policy entries and re-adds one per row with a

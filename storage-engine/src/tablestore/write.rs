@@ -260,15 +260,11 @@ impl Engine {
     }
 
     fn commit_tablestore_meta(&self, meta: &TablestoreMeta) -> Result<(), TableError> {
-        let store = &self.inner.store;
-        let mut batch = store.db.batch();
-        batch.insert(
-            &store.meta,
-            meta_key(&meta.definition.table_name),
-            encode_json("Tablestore table metadata", meta)?,
-        );
-        batch.commit()?;
-        Ok(())
+        let key = meta_key(&meta.definition.table_name);
+        Ok(self
+            .inner
+            .store
+            .put_meta("Tablestore table metadata", key, meta)?)
     }
 
     /// The stored row with encoded primary key `pk` of table `id`.
