@@ -4,13 +4,12 @@
 
 use std::path::Path;
 
-use aws_sdk_cloudwatch::Client;
-use aws_sdk_cloudwatch::config::{BehaviorVersion, Credentials, Region};
-use aws_smithy_http_client::test_util::{ReplayEvent, StaticReplayClient};
-use aws_smithy_types::body::SdkBody;
+mod common;
+
 use axum::Json;
 use axum::http::StatusCode;
 use axum::routing::post;
+use common::cloudwatch_replay;
 use tokio::sync::mpsc;
 use ttlstream::Config;
 use ttlstream::alarm::{AlarmDefinition, AlarmState, AlarmTransition};
@@ -28,25 +27,7 @@ fn contains(haystack: &[u8], needle: &str) -> bool {
 
 #[tokio::test]
 async fn apply_sends_the_files_fields_with_put_metric_alarm() {
-    let http = StaticReplayClient::new(vec![ReplayEvent::new(
-        http::Request::builder()
-            .uri("https://monitoring.us-east-1.amazonaws.com/")
-            .body(SdkBody::empty())
-            .expect("request"),
-        http::Response::builder()
-            .status(200)
-            .header("smithy-protocol", "rpc-v2-cbor")
-            .header("content-type", "application/cbor")
-            .body(SdkBody::from(vec![0xa0_u8]))
-            .expect("response"),
-    )]);
-    let conf = aws_sdk_cloudwatch::Config::builder()
-        .behavior_version(BehaviorVersion::latest())
-        .region(Region::new("us-east-1"))
-        .credentials_provider(Credentials::new("AKID", "SECRET", None, None, "test"))
-        .http_client(http.clone())
-        .build();
-    let client = Client::from_conf(conf);
+    let (client, http) = cloudwatch_replay(&[200]);
     let definition = AlarmDefinition::parse(SEED, Path::new("seed.json")).expect("valid");
     ttlstream::alarm::apply::put_metric_alarm(&client, &definition)
         .await

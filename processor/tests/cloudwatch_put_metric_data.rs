@@ -3,40 +3,16 @@
 //! which moto does not). Limits from the CloudWatch API Reference,
 //! "PutMetricData": 1000 metrics and 1 MB per request; no `AWS/` namespaces.
 
+mod common;
+
 use aws_sdk_cloudwatch::Client;
-use aws_sdk_cloudwatch::config::{BehaviorVersion, Credentials, Region};
-use aws_smithy_http_client::test_util::{ReplayEvent, StaticReplayClient};
-use aws_smithy_types::body::SdkBody;
+use aws_smithy_http_client::test_util::StaticReplayClient;
+use common::cloudwatch_replay;
 use ttlstream::metrics::MetricDatum;
 use ttlstream::metrics::cloudwatch::{self, MAX_REQUEST_BYTES, PublishError};
 
 fn client(responses: usize) -> (Client, StaticReplayClient) {
-    let events = (0..responses)
-        .map(|_| {
-            ReplayEvent::new(
-                http::Request::builder()
-                    .uri("https://monitoring.us-east-1.amazonaws.com/")
-                    .body(SdkBody::empty())
-                    .expect("request"),
-                http::Response::builder()
-                    .status(200)
-                    .header("smithy-protocol", "rpc-v2-cbor")
-                    .header("content-type", "application/cbor")
-                    .body(SdkBody::from(vec![0xa0_u8]))
-                    .expect("response"),
-            )
-        })
-        .collect();
-    let http = StaticReplayClient::new(events);
-    let conf = aws_sdk_cloudwatch::Config::builder()
-        .behavior_version(BehaviorVersion::latest())
-        .region(Region::new("us-east-1"))
-        .credentials_provider(Credentials::new("AKID", "SECRET", None, None, "test"))
-        .http_client(http.clone())
-        // The SDK gzips large PutMetricData bodies; plain CBOR can be inspected.
-        .disable_request_compression(true)
-        .build();
-    (Client::from_conf(conf), http)
+    cloudwatch_replay(&vec![200; responses])
 }
 
 fn datum(name: &str, table: &str, value: f64) -> MetricDatum {
@@ -104,25 +80,7 @@ async fn aws_namespaces_are_rejected_before_any_call() {
 
 #[tokio::test]
 async fn a_failed_call_names_the_batch() {
-    let http = StaticReplayClient::new(vec![ReplayEvent::new(
-        http::Request::builder()
-            .uri("https://monitoring.us-east-1.amazonaws.com/")
-            .body(SdkBody::empty())
-            .expect("request"),
-        http::Response::builder()
-            .status(400)
-            .header("smithy-protocol", "rpc-v2-cbor")
-            .header("content-type", "application/cbor")
-            .body(SdkBody::from(vec![0xa0_u8]))
-            .expect("response"),
-    )]);
-    let conf = aws_sdk_cloudwatch::Config::builder()
-        .behavior_version(BehaviorVersion::latest())
-        .region(Region::new("us-east-1"))
-        .credentials_provider(Credentials::new("AKID", "SECRET", None, None, "test"))
-        .http_client(http.clone())
-        .build();
-    let client = Client::from_conf(conf);
+    let (client, _http) = cloudwatch_replay(&[400]);
     let err = cloudwatch::publish(&client, "TTLStream", 0, &[datum("M", "T", 1.0)])
         .await
         .expect_err("400");

@@ -1,0 +1,41 @@
+//! Helpers shared by the processor's integration tests.
+
+#![allow(dead_code)]
+
+use aws_sdk_cloudwatch::Client;
+use aws_sdk_cloudwatch::config::{BehaviorVersion, Credentials, Region};
+use aws_smithy_http_client::test_util::{ReplayEvent, StaticReplayClient};
+use aws_smithy_types::body::SdkBody;
+
+/// A CloudWatch client whose HTTP layer is the SDK's recorded-request test
+/// client (moto does not speak the SDK's CBOR protocol): one empty CBOR reply
+/// per entry of `statuses`, in order. Request compression is off so the CBOR
+/// request bodies can be inspected.
+pub fn cloudwatch_replay(statuses: &[u16]) -> (Client, StaticReplayClient) {
+    let events = statuses
+        .iter()
+        .map(|status| {
+            ReplayEvent::new(
+                http::Request::builder()
+                    .uri("https://monitoring.us-east-1.amazonaws.com/")
+                    .body(SdkBody::empty())
+                    .expect("request"),
+                http::Response::builder()
+                    .status(*status)
+                    .header("smithy-protocol", "rpc-v2-cbor")
+                    .header("content-type", "application/cbor")
+                    .body(SdkBody::from(vec![0xa0_u8]))
+                    .expect("response"),
+            )
+        })
+        .collect();
+    let http = StaticReplayClient::new(events);
+    let conf = aws_sdk_cloudwatch::Config::builder()
+        .behavior_version(BehaviorVersion::latest())
+        .region(Region::new("us-east-1"))
+        .credentials_provider(Credentials::new("AKID", "SECRET", None, None, "test"))
+        .http_client(http.clone())
+        .disable_request_compression(true)
+        .build();
+    (Client::from_conf(conf), http)
+}
