@@ -2,26 +2,14 @@
 # Checks deploy/: cfn-lint on every CloudFormation/SAM template, the templates'
 # FilterCriteria equal to deploy/filters/*.json and their TTL alarms equal to
 # deploy/alarms/ttl-deletion-anomaly.json (after JSON normalisation), and
-# `systemd-analyze verify` on the unit. cfn-lint is installed into
-# target/venv with pip. Under CI=true nothing is skipped silently: a missing
-# python3 or a failed install is an error.
+# `systemd-analyze verify` on the unit. cfn-lint is installed by
+# scripts/test-tools.sh; a failed install is an error, never a skip.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-VENV=target/venv
-if [ ! -x "$VENV/bin/cfn-lint" ]; then
-  if ! command -v python3 >/dev/null; then
-    if [ "${CI:-}" = "true" ]; then
-      echo "check-deploy: python3 is required for cfn-lint under CI" >&2
-      exit 1
-    fi
-    echo "check-deploy: NOTE python3 not found: cfn-lint and FilterCriteria checks skipped"
-    exit 0
-  fi
-  echo "== installing cfn-lint into $VENV"
-  python3 -m venv "$VENV"
-  "$VENV/bin/pip" install --quiet cfn-lint
-fi
+# cfn-lint comes from the test tools' venv (scripts/test-tools.sh installs it).
+eval "$(bash scripts/test-tools.sh)"
+VENV="$TTLSTREAM_TOOLS_DIR/venv"
 
 templates=(deploy/sam/template.yaml deploy/cloudformation/*.yaml)
 echo "== cfn-lint ${templates[*]}"
