@@ -326,7 +326,7 @@ impl Engine {
         self.read_tables().values().cloned().collect()
     }
 
-    fn cache_meta(&self, meta: TableMeta) {
+    pub(crate) fn cache_meta(&self, meta: TableMeta) {
         let mut tables = self
             .inner
             .tables
@@ -335,7 +335,7 @@ impl Engine {
         tables.insert(meta.definition.table_name.clone(), Arc::new(meta));
     }
 
-    fn commit_meta(&self, meta: &TableMeta) -> Result<(), TableError> {
+    pub(crate) fn commit_meta(&self, meta: &TableMeta) -> Result<(), TableError> {
         let key = table_meta_key(&meta.definition.table_name);
         Ok(self.inner.store.put_meta("table metadata", key, meta)?)
     }

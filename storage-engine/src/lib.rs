@@ -61,8 +61,9 @@
 //!
 //! ## What it is not (limits of this slice)
 //!
-//! * No transactions, no batch operations, no DeleteTable, no UpdateTable
-//!   (indexes are defined at CreateTable only), no reserved-word check on
+//! * No transactions; [`Engine::update_stream`] is the only table update
+//!   (indexes are defined at CreateTable only); [`Engine::delete_table`]
+//!   deletes the table's stream with it, no reserved-word check on
 //!   attribute names in expressions. Query reads the whole partition and
 //!   applies the sort-key condition while reading (no key-range seek).
 //! * Secondary indexes are updated synchronously (DynamoDB's GSIs are
@@ -142,6 +143,7 @@ mod sweep_lag;
 mod sweeper;
 mod sweeper_thread;
 mod table;
+mod table_admin;
 pub mod tablestore;
 pub mod ttl;
 mod write;

@@ -5,86 +5,17 @@
 #![cfg(feature = "server")]
 #![allow(clippy::unwrap_used)]
 
+mod server_support;
+
 use aws_sdk_dynamodb::Client;
-use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
 use aws_sdk_dynamodb::types::{
-    AttributeDefinition, AttributeValue, BillingMode, GlobalSecondaryIndex, KeySchemaElement,
-    KeyType, Projection, ProjectionType, ScalarAttributeType, StreamSpecification, StreamViewType,
-    TimeToLiveSpecification, TimeToLiveStatus,
+    BillingMode, GlobalSecondaryIndex, KeyType, Projection, ProjectionType, ScalarAttributeType,
+    StreamSpecification, StreamViewType, TimeToLiveSpecification, TimeToLiveStatus,
 };
-use std::sync::Arc;
+use server_support::{attr, key, n, s, start};
 use std::time::Duration;
 use ttlstream_engine::server::{Server, ServerOptions};
-use ttlstream_engine::{Engine, EngineOptions, ManualClock};
-
-struct Harness {
-    engine: Engine,
-    clock: Arc<ManualClock>,
-    url: String,
-    client: Client,
-    _dir: tempfile::TempDir,
-    _stop: tokio::sync::oneshot::Sender<()>,
-}
-
-async fn start() -> Harness {
-    let dir = tempfile::tempdir().unwrap();
-    let clock = Arc::new(ManualClock::new(1_700_000_000_000));
-    let engine = Engine::open(
-        dir.path(),
-        EngineOptions {
-            clock: clock.clone(),
-        },
-    )
-    .unwrap();
-    let options = ServerOptions {
-        listen: "127.0.0.1:0".parse().unwrap(),
-        ..ServerOptions::default()
-    };
-    let server = Server::bind(engine.clone(), options).await.unwrap();
-    let url = format!("http://{}", server.local_addr().unwrap());
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(server.run(async move {
-        let _ = stopped.await;
-    }));
-    let config = aws_sdk_dynamodb::Config::builder()
-        .behavior_version(BehaviorVersion::latest())
-        .region(Region::new("us-east-1"))
-        .credentials_provider(Credentials::new("AKID", "SECRET", None, None, "test"))
-        .endpoint_url(&url)
-        .build();
-    Harness {
-        engine,
-        clock,
-        url,
-        client: Client::from_conf(config),
-        _dir: dir,
-        _stop: stop,
-    }
-}
-
-fn s(v: &str) -> AttributeValue {
-    AttributeValue::S(v.to_string())
-}
-
-fn n(v: i64) -> AttributeValue {
-    AttributeValue::N(v.to_string())
-}
-
-fn key(name: &str, ty: KeyType) -> KeySchemaElement {
-    KeySchemaElement::builder()
-        .attribute_name(name)
-        .key_type(ty)
-        .build()
-        .unwrap()
-}
-
-fn attr(name: &str, ty: ScalarAttributeType) -> AttributeDefinition {
-    AttributeDefinition::builder()
-        .attribute_name(name)
-        .attribute_type(ty)
-        .build()
-        .unwrap()
-}
+use ttlstream_engine::{Engine, EngineOptions};
 
 /// `Events`: pk `Device` (S), sk `At` (N), GSI `ByKind` on `Kind` (S) / `At`.
 async fn create_events(client: &Client) {

@@ -6,6 +6,7 @@ use super::error::ApiError;
 use super::protocol::{parse, unknown_operation};
 use super::shapes::ItemRequest;
 use super::tables::{self, required};
+use super::{batch, table_update};
 use crate::expr::{self, Placeholders};
 use crate::{
     DeleteItemInput, Engine, PutItemInput, QueryInput, ReadError, ReadOutput, ReturnValue,
@@ -32,6 +33,10 @@ pub(super) fn dispatch(engine: &Engine, operation: &str, body: &Bytes) -> Result
         "DeleteItem" => delete_item(engine, parse(body)?),
         "Query" => query(engine, parse(body)?),
         "Scan" => scan(engine, parse(body)?),
+        "BatchWriteItem" => batch::batch_write_item(engine, parse(body)?),
+        "BatchGetItem" => batch::batch_get_item(engine, parse(body)?),
+        "UpdateTable" => table_update::update_table(engine, parse(body)?),
+        "DeleteTable" => table_update::delete_table(engine, parse(body)?),
         other => Err(unknown_operation(other)),
     }
 }

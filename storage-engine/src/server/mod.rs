@@ -2,9 +2,12 @@
 //! JSON 1.0, "DynamoDB low-level API"), so applications write with their
 //! usual AWS SDK by pointing its endpoint URL at this server.
 //!
-//! Operations served: CreateTable, DescribeTable, ListTables, PutItem,
-//! GetItem, UpdateItem, DeleteItem, Query, Scan, UpdateTimeToLive,
-//! DescribeTimeToLive. Errors are AWS's shapes ([`ApiError`]).
+//! Operations served: CreateTable, DescribeTable, ListTables, UpdateTable
+//! (stream on/off; `BillingMode` and `ProvisionedThroughput` accepted),
+//! DeleteTable, PutItem, GetItem, UpdateItem, DeleteItem, Query, Scan,
+//! BatchWriteItem (25 requests), BatchGetItem (100 keys, 16 MB answer, the
+//! rest in `UnprocessedKeys`), UpdateTimeToLive, DescribeTimeToLive.
+//! Errors are AWS's shapes ([`ApiError`]).
 //!
 //! ## Limits of this slice
 //!
@@ -14,8 +17,7 @@
 //! * The DynamoDB Streams API (ListStreams, DescribeStream,
 //!   GetShardIterator, GetRecords) is not served yet: `LatestStreamArn` is
 //!   reported, but nothing answers on it.
-//! * Not served: BatchWriteItem, BatchGetItem, DeleteTable, UpdateTable,
-//!   transactions, PartiQL, Scan `Segment`s, the legacy parameters
+//! * Not served: transactions, PartiQL, UpdateTable index changes, Scan `Segment`s, the legacy parameters
 //!   (`Expected`, `KeyConditions`, `AttributesToGet`, ...).
 //! * ARNs use region `us-east-1` and account `000000000000`; there is no
 //!   table creation time, so `LatestStreamLabel` is a fixed
@@ -33,12 +35,15 @@
 //! # Ok(()) }
 //! ```
 
+mod batch;
 mod dynamodb;
 mod error;
 mod protocol;
 mod shapes;
+mod table_update;
 mod tables;
 
+pub use batch::{MAX_BATCH_GET_KEYS, MAX_BATCH_GET_RESPONSE_BYTES, MAX_BATCH_WRITE_REQUESTS};
 pub use error::{ApiError, ErrorKind};
 pub use protocol::{CONTENT_TYPE, TARGET_PREFIX};
 

@@ -80,14 +80,7 @@ pub(super) fn create_table(engine: &Engine, req: CreateTableRequest) -> Result<V
             ))
         })?);
     }
-    if let Some(mode) = req.billing_mode.as_deref()
-        && mode != "PROVISIONED"
-        && mode != "PAY_PER_REQUEST"
-    {
-        return Err(ApiError::validation(format!(
-            "1 validation error detected: Value '{mode}' at 'billingMode' failed to satisfy constraint: Member must satisfy enum value set: [PROVISIONED, PAY_PER_REQUEST]"
-        )));
-    }
+    super::table_update::check_billing_mode(req.billing_mode.as_deref())?;
     engine.create_table(def)?;
     Ok(json!({ "TableDescription": describe(engine, &name)? }))
 }
@@ -157,7 +150,7 @@ fn projection_shape(p: &Projection) -> ProjectionShape {
     }
 }
 
-fn describe(engine: &Engine, name: &str) -> Result<TableDescription, ApiError> {
+pub(super) fn describe(engine: &Engine, name: &str) -> Result<TableDescription, ApiError> {
     let def = engine.describe_table(name)?;
     let arn = format!("{ARN_PREFIX}{name}");
     let mut attributes = BTreeMap::new();

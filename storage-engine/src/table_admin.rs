@@ -1,0 +1,94 @@
+//! Table administration beyond creation: DeleteTable and the stream part of
+//! UpdateTable (DynamoDB API Reference, "DeleteTable" and "UpdateTable").
+
+use crate::engine::Engine;
+use crate::error::TableError;
+use crate::storage::table_meta_key;
+use crate::table::{StreamViewType, TableDefinition};
+use fjall::Keyspace;
+use std::sync::Arc;
+
+/// Keys removed per batch when a table's entries are deleted.
+const DELETE_CHUNK: usize = 10_000;
+
+impl Engine {
+    /// Deletes `table` (DynamoDB `DeleteTable`): its metadata, items,
+    /// expiry-index entries, secondary-index entries and change records,
+    /// under the write lock, and returns the definition it had. The table
+    /// is gone for every later call at once (DynamoDB reports `DELETING` for
+    /// a while; the server reports that status in the answer).
+    ///
+    /// Unlike DynamoDB, the table's stream is deleted with it (DynamoDB keeps
+    /// a deleted table's stream readable for 24 hours). Entries are removed
+    /// first and the metadata last, so a crash part-way leaves the table
+    /// listed with part of its items; deleting it again finishes the job.
+    ///
+    /// # Errors
+    ///
+    /// [`TableError::NotFound`]; [`TableError::Storage`].
+    pub fn delete_table(&self, table: &str) -> Result<TableDefinition, TableError> {
+        let _state = self.lock_writes();
+        let meta = self.table_meta(table).ok_or_else(|| TableError::NotFound {
+            table: table.to_string(),
+        })?;
+        let store = &self.inner.store;
+        let prefix = meta.id.to_be_bytes();
+        for keyspace in [&store.items, &store.expiry, &store.indexes, &store.stream] {
+            self.remove_prefix(keyspace, &prefix)?;
+        }
+        let mut batch = store.db.batch();
+        batch.remove(&store.meta, table_meta_key(table));
+        batch.commit()?;
+        self.uncache_meta(table);
+        tracing::debug!(table, "table deleted");
+        Ok(meta.definition.clone())
+    }
+
+    /// Turns the change stream of `table` on (`Some(view)`) or off (`None`)
+    /// (DynamoDB `UpdateTable` with `StreamSpecification`). Writes after the
+    /// call append records per the new setting; records already in the
+    /// stream stay readable.
+    ///
+    /// # Errors
+    ///
+    /// [`TableError::NotFound`]; [`TableError::Storage`].
+    pub fn update_stream(
+        &self,
+        table: &str,
+        view: Option<StreamViewType>,
+    ) -> Result<TableDefinition, TableError> {
+        let _state = self.lock_writes();
+        let meta = self.table_meta(table).ok_or_else(|| TableError::NotFound {
+            table: table.to_string(),
+        })?;
+        let mut new_meta = (*meta).clone();
+        new_meta.definition.stream_view_type = view;
+        self.commit_meta(&new_meta)?;
+        let definition = new_meta.definition.clone();
+        self.cache_meta(new_meta);
+        Ok(definition)
+    }
+
+    /// Removes every key of `keyspace` starting with `prefix`, in chunks.
+    fn remove_prefix(&self, keyspace: &Keyspace, prefix: &[u8]) -> Result<(), TableError> {
+        let store = &self.inner.store;
+        let mut batch = store.db.batch();
+        for guard in keyspace.prefix(prefix) {
+            batch.remove(keyspace, guard.key()?);
+            if batch.len() >= DELETE_CHUNK {
+                std::mem::replace(&mut batch, store.db.batch()).commit()?;
+            }
+        }
+        batch.commit()?;
+        Ok(())
+    }
+
+    fn uncache_meta(&self, table: &str) {
+        let mut tables = self
+            .inner
+            .tables
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let _removed: Option<Arc<_>> = tables.remove(table);
+    }
+}

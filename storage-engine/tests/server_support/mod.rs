@@ -1,0 +1,124 @@
+//! Shared harness for the `server` feature's tests: an engine on a manual
+//! clock behind a server on a free 127.0.0.1 port, and an SDK client for it.
+#![allow(dead_code, clippy::unwrap_used)]
+
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
+use aws_sdk_dynamodb::types::{
+    AttributeDefinition, AttributeValue, KeySchemaElement, KeyType, ScalarAttributeType,
+};
+use std::sync::Arc;
+use ttlstream_engine::server::{Server, ServerOptions};
+use ttlstream_engine::{Engine, EngineOptions, ManualClock};
+
+/// The engine clock's start: 2023-11-14T22:13:20Z in epoch milliseconds.
+pub const START_MILLIS: i64 = 1_700_000_000_000;
+
+pub struct Harness {
+    pub engine: Engine,
+    pub clock: Arc<ManualClock>,
+    pub url: String,
+    pub client: Client,
+    _dir: tempfile::TempDir,
+    _stop: tokio::sync::oneshot::Sender<()>,
+}
+
+/// A server with default options (but port 0).
+pub async fn start() -> Harness {
+    start_with(|_| {}).await
+}
+
+/// A server whose options `configure` may change (listen is 127.0.0.1:0
+/// unless changed). The SDK client signs with `AKID` / `SECRET`.
+pub async fn start_with(configure: impl FnOnce(&mut ServerOptions)) -> Harness {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = Arc::new(ManualClock::new(START_MILLIS));
+    let engine = Engine::open(
+        dir.path(),
+        EngineOptions {
+            clock: clock.clone(),
+        },
+    )
+    .unwrap();
+    let mut options = ServerOptions {
+        listen: "127.0.0.1:0".parse().unwrap(),
+        ..ServerOptions::default()
+    };
+    configure(&mut options);
+    let server = Server::bind(engine.clone(), options).await.unwrap();
+    let url = format!("http://{}", server.local_addr().unwrap());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(server.run(async move {
+        let _ = stopped.await;
+    }));
+    let client = client(&url, "AKID", "SECRET");
+    Harness {
+        engine,
+        clock,
+        url,
+        client,
+        _dir: dir,
+        _stop: stop,
+    }
+}
+
+/// An SDK client for `url` signing with these credentials.
+pub fn client(url: &str, access_key: &str, secret: &str) -> Client {
+    let config = aws_sdk_dynamodb::Config::builder()
+        .behavior_version(BehaviorVersion::latest())
+        .region(Region::new("us-east-1"))
+        .credentials_provider(Credentials::new(access_key, secret, None, None, "test"))
+        .endpoint_url(url)
+        .build();
+    Client::from_conf(config)
+}
+
+pub fn s(v: &str) -> AttributeValue {
+    AttributeValue::S(v.to_string())
+}
+
+pub fn n(v: i64) -> AttributeValue {
+    AttributeValue::N(v.to_string())
+}
+
+pub fn key(name: &str, ty: KeyType) -> KeySchemaElement {
+    KeySchemaElement::builder()
+        .attribute_name(name)
+        .key_type(ty)
+        .build()
+        .unwrap()
+}
+
+pub fn attr(name: &str, ty: ScalarAttributeType) -> AttributeDefinition {
+    AttributeDefinition::builder()
+        .attribute_name(name)
+        .attribute_type(ty)
+        .build()
+        .unwrap()
+}
+
+/// A table with a String partition key `Id` and no stream.
+pub async fn create_simple(client: &Client, table: &str) {
+    client
+        .create_table()
+        .table_name(table)
+        .key_schema(key("Id", KeyType::Hash))
+        .attribute_definitions(attr("Id", ScalarAttributeType::S))
+        .send()
+        .await
+        .unwrap();
+}
+
+/// POSTs a raw JSON 1.0 request; returns the status and the JSON body.
+pub async fn raw(url: &str, operation: &str, body: &str) -> (u16, serde_json::Value) {
+    let response = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/x-amz-json-1.0")
+        .header("x-amz-target", format!("DynamoDB_20120810.{operation}"))
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    let status = response.status().as_u16();
+    (status, response.json().await.unwrap())
+}
