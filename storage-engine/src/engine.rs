@@ -177,6 +177,7 @@ impl Engine {
             id: state.next_table_id,
             definition,
             time_to_live: None,
+            time_to_live_updated_at_millis: None,
         };
         self.commit_meta(&meta)?;
         state.next_table_id = state.next_table_id.saturating_add(1);
@@ -256,6 +257,7 @@ impl Engine {
         }
         let new_meta = TableMeta {
             time_to_live: Some(spec),
+            time_to_live_updated_at_millis: Some(self.inner.clock.now_millis()),
             ..(*meta).clone()
         };
         self.commit_meta(&new_meta)?;

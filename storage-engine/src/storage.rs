@@ -40,6 +40,10 @@ pub(crate) struct TableMeta {
     pub definition: TableDefinition,
     /// The TTL setting; `None` = never configured.
     pub time_to_live: Option<TimeToLiveSpecification>,
+    /// When TTL was last enabled or disabled (engine clock, epoch ms);
+    /// absent in metadata of older builds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_to_live_updated_at_millis: Option<i64>,
 }
 
 impl TableMeta {

@@ -69,6 +69,22 @@ impl Engine {
         Ok(definition)
     }
 
+    /// When TTL on `table` was last enabled or disabled (engine clock,
+    /// epoch milliseconds); `None` if never. The server reports
+    /// `ENABLING` / `DISABLING` for a while after it ("UpdateTimeToLive":
+    /// the change takes up to an hour to process in DynamoDB).
+    ///
+    /// # Errors
+    ///
+    /// [`TableError::NotFound`].
+    pub fn time_to_live_updated_at_millis(&self, table: &str) -> Result<Option<i64>, TableError> {
+        self.table_meta(table)
+            .map(|m| m.time_to_live_updated_at_millis)
+            .ok_or_else(|| TableError::NotFound {
+                table: table.to_string(),
+            })
+    }
+
     /// Removes every key of `keyspace` starting with `prefix`, in chunks.
     fn remove_prefix(&self, keyspace: &Keyspace, prefix: &[u8]) -> Result<(), TableError> {
         let store = &self.inner.store;

@@ -100,13 +100,18 @@ async fn ttl_item_expires_and_is_gone_after_a_sweep() {
         .send()
         .await
         .unwrap();
-    let ttl = h
-        .client
-        .describe_time_to_live()
-        .table_name("SessionData")
-        .send()
-        .await
-        .unwrap();
+    let status = |h: &server_support::Harness| {
+        h.client
+            .describe_time_to_live()
+            .table_name("SessionData")
+            .send()
+    };
+    let ttl = status(&h).await.unwrap();
+    let ttl = ttl.time_to_live_description().unwrap();
+    assert_eq!(ttl.time_to_live_status(), Some(&TimeToLiveStatus::Enabling));
+    h.clock
+        .advance(ttlstream_engine::server::DEFAULT_TTL_TRANSITION);
+    let ttl = status(&h).await.unwrap();
     let ttl = ttl.time_to_live_description().unwrap();
     assert_eq!(ttl.time_to_live_status(), Some(&TimeToLiveStatus::Enabled));
     assert_eq!(ttl.attribute_name(), Some("ExpirationTime"));

@@ -56,6 +56,7 @@ pub fn run(args: ServeArgs) -> ExitCode {
     let options = ServerOptions {
         listen: args.listen,
         max_request_body_bytes: MAX_REQUEST_BODY_BYTES,
+        ..ServerOptions::default()
     };
     let code = super::block_on(async move {
         let server = match Server::bind(engine, options).await {

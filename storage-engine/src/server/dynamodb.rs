@@ -6,7 +6,7 @@ use super::error::ApiError;
 use super::protocol::{parse, unknown_operation};
 use super::shapes::ItemRequest;
 use super::tables::{self, required};
-use super::{batch, table_update};
+use super::{AppState, batch, table_update, ttl};
 use crate::expr::{self, Placeholders};
 use crate::{
     DeleteItemInput, Engine, PutItemInput, QueryInput, ReadError, ReadOutput, ReturnValue,
@@ -20,13 +20,16 @@ use serde_json::{Value, json};
 /// # Errors
 ///
 /// Any [`ApiError`]; an unknown name is `UnknownOperationException`.
-pub(super) fn dispatch(engine: &Engine, operation: &str, body: &Bytes) -> Result<Value, ApiError> {
+pub(super) fn dispatch(state: &AppState, operation: &str, body: &Bytes) -> Result<Value, ApiError> {
+    let engine = &state.engine;
     match operation {
         "CreateTable" => tables::create_table(engine, parse(body)?),
         "DescribeTable" => tables::describe_table(engine, parse(body)?),
         "ListTables" => tables::list_tables(engine, parse(body)?),
-        "UpdateTimeToLive" => tables::update_time_to_live(engine, parse(body)?),
-        "DescribeTimeToLive" => tables::describe_time_to_live(engine, parse(body)?),
+        "UpdateTimeToLive" => ttl::update_time_to_live(engine, state.ttl_transition, parse(body)?),
+        "DescribeTimeToLive" => {
+            ttl::describe_time_to_live(engine, state.ttl_transition, parse(body)?)
+        }
         "PutItem" => put_item(engine, parse(body)?),
         "GetItem" => get_item(engine, parse(body)?),
         "UpdateItem" => update_item(engine, parse(body)?),

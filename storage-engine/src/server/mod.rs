@@ -42,6 +42,7 @@ mod protocol;
 mod shapes;
 mod table_update;
 mod tables;
+mod ttl;
 
 pub use batch::{MAX_BATCH_GET_KEYS, MAX_BATCH_GET_RESPONSE_BYTES, MAX_BATCH_WRITE_REQUESTS};
 pub use error::{ApiError, ErrorKind};
@@ -52,6 +53,7 @@ use axum::Router;
 use axum::routing::post;
 use std::future::Future;
 use std::net::SocketAddr;
+use std::time::Duration;
 use tokio::net::TcpListener;
 
 /// The default request body limit: 16 MiB (DynamoDB's largest request,
@@ -68,13 +70,23 @@ pub struct ServerOptions {
     /// Largest request body accepted, in bytes; a larger one is answered
     /// HTTP 413 with a `ValidationException`. Default: [`MAX_REQUEST_BODY_BYTES`].
     pub max_request_body_bytes: usize,
+    /// How long (engine clock) a TTL change stays `ENABLING` / `DISABLING`,
+    /// during which another UpdateTimeToLive on the table is refused, as
+    /// DynamoDB does for up to an hour. Zero: no transition. Default:
+    /// [`DEFAULT_TTL_TRANSITION`].
+    pub ttl_transition: Duration,
 }
+
+/// The default [`ServerOptions::ttl_transition`]: 5 seconds (DynamoDB: up to
+/// one hour), short so that tools and tests need not wait long.
+pub const DEFAULT_TTL_TRANSITION: Duration = Duration::from_secs(5);
 
 impl Default for ServerOptions {
     fn default() -> Self {
         Self {
             listen: SocketAddr::from(([127, 0, 0, 1], 8000)),
             max_request_body_bytes: MAX_REQUEST_BODY_BYTES,
+            ttl_transition: DEFAULT_TTL_TRANSITION,
         }
     }
 }
@@ -106,15 +118,18 @@ pub enum ServeError {
 struct AppState {
     engine: Engine,
     max_request_body_bytes: usize,
+    ttl_transition: Duration,
 }
 
-/// The axum router serving the DynamoDB API on `POST /` for `engine`.
-pub fn router(engine: Engine, max_request_body_bytes: usize) -> Router {
+/// The axum router serving the DynamoDB API on `POST /` for `engine`
+/// (`options.listen` is not used here).
+pub fn router(engine: Engine, options: &ServerOptions) -> Router {
     Router::new()
         .route("/", post(protocol::handle))
         .with_state(AppState {
             engine,
-            max_request_body_bytes,
+            max_request_body_bytes: options.max_request_body_bytes,
+            ttl_transition: options.ttl_transition,
         })
 }
 
@@ -142,7 +157,7 @@ impl Server {
             .map_err(|source| ServeError::Io { addr, source })?;
         Ok(Server {
             listener,
-            router: router(engine, options.max_request_body_bytes),
+            router: router(engine, &options),
         })
     }
 

@@ -54,8 +54,7 @@ async fn handle_inner(
     let bytes = axum::body::to_bytes(body, state.max_request_body_bytes)
         .await
         .map_err(|e| body_error(&e, state.max_request_body_bytes))?;
-    let engine = state.engine.clone();
-    tokio::task::spawn_blocking(move || dynamodb::dispatch(&engine, &operation, &bytes))
+    tokio::task::spawn_blocking(move || dynamodb::dispatch(&state, &operation, &bytes))
         .await
         .map_err(|e| {
             ApiError::new(

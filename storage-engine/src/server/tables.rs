@@ -1,16 +1,14 @@
-//! Table operations: CreateTable, DescribeTable, ListTables,
-//! UpdateTimeToLive, DescribeTimeToLive (DynamoDB API Reference pages of the
-//! same names).
+//! Table operations: CreateTable, DescribeTable, ListTables (DynamoDB API
+//! Reference pages of the same names).
 
 use super::error::ApiError;
 use super::shapes::{
     AttributeDefinition, CreateTableRequest, IndexDescription, IndexShape, KeySchemaElement,
     ListTablesRequest, ProjectionShape, StreamSpecification, TableDescription, TableNameRequest,
-    UpdateTimeToLiveRequest,
 };
 use crate::{
     Engine, GlobalSecondaryIndex, KeyAttribute, LocalSecondaryIndex, Projection,
-    ScalarAttributeType, StreamViewType, TableDefinition, TimeToLiveSpecification,
+    ScalarAttributeType, StreamViewType, TableDefinition,
 };
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -246,41 +244,4 @@ pub(super) fn list_tables(engine: &Engine, req: ListTablesRequest) -> Result<Val
         out["LastEvaluatedTableName"] = json!(last);
     }
     Ok(out)
-}
-
-/// `UpdateTimeToLive`.
-pub(super) fn update_time_to_live(
-    engine: &Engine,
-    req: UpdateTimeToLiveRequest,
-) -> Result<Value, ApiError> {
-    let name = required(req.table_name, "tableName")?;
-    let spec = required(req.time_to_live_specification, "timeToLiveSpecification")?;
-    let attribute_name = required(spec.attribute_name, "timeToLiveSpecification.attributeName")?;
-    let enabled = required(spec.enabled, "timeToLiveSpecification.enabled")?;
-    engine.update_time_to_live(
-        &name,
-        TimeToLiveSpecification {
-            attribute_name: attribute_name.clone(),
-            enabled,
-        },
-    )?;
-    Ok(
-        json!({ "TimeToLiveSpecification": { "AttributeName": attribute_name, "Enabled": enabled } }),
-    )
-}
-
-/// `DescribeTimeToLive`: `ENABLED` or `DISABLED` (changes take effect at
-/// once here, so `ENABLING` / `DISABLING` are never reported).
-pub(super) fn describe_time_to_live(
-    engine: &Engine,
-    req: TableNameRequest,
-) -> Result<Value, ApiError> {
-    let name = required(req.table_name, "tableName")?;
-    let description = match engine.describe_time_to_live(&name)? {
-        Some(spec) if spec.enabled => {
-            json!({ "TimeToLiveStatus": "ENABLED", "AttributeName": spec.attribute_name })
-        }
-        _ => json!({ "TimeToLiveStatus": "DISABLED" }),
-    };
-    Ok(json!({ "TimeToLiveDescription": description }))
 }
