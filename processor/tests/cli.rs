@@ -112,3 +112,23 @@ fn serve_refuses_a_non_loopback_address() {
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("loopback"), "{}", stderr(&output));
 }
+
+#[test]
+fn serve_refuses_malformed_credentials() {
+    let (output, _dir) = ttlstream(
+        &[
+            "serve",
+            "--listen",
+            "0.0.0.0:0",
+            "--credentials",
+            "no-colon",
+        ],
+        &[],
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("ACCESS_KEY_ID:SECRET_ACCESS_KEY"),
+        "{}",
+        stderr(&output)
+    );
+}

@@ -4,11 +4,12 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
-use clap::Args;
-use ttlstream_engine::server::{MAX_REQUEST_BODY_BYTES, Server, ServerOptions};
-use ttlstream_engine::{Engine, EngineOptions, SweeperOptions};
+use clap::{Args, ValueEnum};
+use ttlstream_engine::server::{Credentials, MAX_REQUEST_BODY_BYTES, Server, ServerOptions};
+use ttlstream_engine::{Clock, Engine, EngineOptions, ManualClock, SweeperOptions, SystemClock};
 
 /// Flags of `ttlstream serve`.
 #[derive(Debug, Args)]
@@ -16,27 +17,82 @@ pub struct ServeArgs {
     /// Engine data directory (created if missing).
     #[arg(long, default_value = "ttlstream-data")]
     pub data_dir: PathBuf,
-    /// Address to listen on. Loopback only: SigV4 signatures are not verified
-    /// yet, so any other address is refused.
+    /// Address to listen on. Loopback only unless credentials are given
+    /// (`--credentials` or `--credentials-file`).
     #[arg(long, default_value = "127.0.0.1:8000")]
     pub listen: SocketAddr,
-    /// Real milliseconds between the end of one TTL sweep pass and the start
-    /// of the next.
-    #[arg(long, default_value_t = 1_000)]
-    pub sweep_interval_millis: u64,
+    /// Verify SigV4 signatures against `ACCESS_KEY_ID:SECRET_ACCESS_KEY`.
+    /// Prefer the environment variable or `--credentials-file` over the flag
+    /// (a flag shows in the process list).
+    #[arg(long, env = "TTLSTREAM_CREDENTIALS", hide_env_values = true)]
+    pub credentials: Option<String>,
+    /// A file whose first line is `ACCESS_KEY_ID:SECRET_ACCESS_KEY`.
+    #[arg(long, conflicts_with = "credentials")]
+    pub credentials_file: Option<PathBuf>,
+    /// Real time between the end of one TTL sweep pass and the start of the
+    /// next, e.g. `100ms`, `1s`, `5m`. `POST /_ttlstream/sweep` sweeps at once.
+    #[arg(long, default_value = "1s", value_parser = humantime::parse_duration)]
+    pub sweep_interval: Duration,
+    /// The engine clock: `system` (wall clock), or `manual` (starts at the
+    /// wall clock's time and moves only by `POST /_ttlstream/clock`).
+    #[arg(long, value_enum, default_value_t = ClockKind::System)]
+    pub clock: ClockKind,
+    /// How long (engine clock) a TTL change stays ENABLING / DISABLING and
+    /// refuses another UpdateTimeToLive (DynamoDB: up to one hour); `0s`
+    /// for none.
+    #[arg(long, default_value = "5s", value_parser = humantime::parse_duration)]
+    pub ttl_transition: Duration,
 }
 
-/// Runs the server until SIGTERM/SIGINT. Exit code 2 for a refused address,
-/// 1 for a runtime failure.
+/// The engine clock of `ttlstream serve`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ClockKind {
+    /// The wall clock.
+    System,
+    /// A clock moved only through the admin path.
+    Manual,
+}
+
+/// The credentials from `--credentials` / `TTLSTREAM_CREDENTIALS` or
+/// `--credentials-file`, if any.
+fn credentials(args: &ServeArgs) -> Result<Option<Credentials>, String> {
+    let (text, source) = match (&args.credentials, &args.credentials_file) {
+        (Some(text), _) => (text.clone(), "--credentials".to_string()),
+        (None, Some(path)) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            let line = text.lines().next().unwrap_or_default().to_string();
+            (line, path.display().to_string())
+        }
+        (None, None) => return Ok(None),
+    };
+    text.parse().map(Some).map_err(|e| format!("{source}: {e}"))
+}
+
+/// Runs the server until SIGTERM/SIGINT. Exit code 2 for bad flags or a
+/// refused address, 1 for a runtime failure.
 pub fn run(args: ServeArgs) -> ExitCode {
-    if !args.listen.ip().is_loopback() {
+    let credentials = match credentials(&args) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if !args.listen.ip().is_loopback() && credentials.is_none() {
         eprintln!(
-            "error: refusing to listen on {}: SigV4 verification is not implemented, so `ttlstream serve` listens on loopback only (127.0.0.1 or ::1)",
+            "error: refusing to listen on {}: without --credentials (or TTLSTREAM_CREDENTIALS, --credentials-file) to verify SigV4 signatures against, `ttlstream serve` listens on loopback only (127.0.0.1 or ::1)",
             args.listen
         );
         return ExitCode::from(2);
     }
-    let engine = match Engine::open(&args.data_dir, EngineOptions::default()) {
+    let manual_clock = (args.clock == ClockKind::Manual)
+        .then(|| Arc::new(ManualClock::new(SystemClock.now_millis())));
+    let clock: Arc<dyn Clock> = match &manual_clock {
+        Some(c) => c.clone(),
+        None => Arc::new(SystemClock),
+    };
+    let engine = match Engine::open(&args.data_dir, EngineOptions { clock }) {
         Ok(engine) => engine,
         Err(e) => {
             eprintln!("error: {e}");
@@ -44,7 +100,7 @@ pub fn run(args: ServeArgs) -> ExitCode {
         }
     };
     let sweeper = match engine.try_start_sweeper(SweeperOptions {
-        interval: Duration::from_millis(args.sweep_interval_millis),
+        interval: args.sweep_interval,
         ..SweeperOptions::default()
     }) {
         Ok(sweeper) => sweeper,
@@ -56,8 +112,11 @@ pub fn run(args: ServeArgs) -> ExitCode {
     let options = ServerOptions {
         listen: args.listen,
         max_request_body_bytes: MAX_REQUEST_BODY_BYTES,
-        ..ServerOptions::default()
+        ttl_transition: args.ttl_transition,
+        credentials,
+        manual_clock,
     };
+    let signed = options.credentials.is_some();
     let code = super::block_on(async move {
         let server = match Server::bind(engine, options).await {
             Ok(server) => server,
@@ -67,7 +126,12 @@ pub fn run(args: ServeArgs) -> ExitCode {
             }
         };
         if let Ok(addr) = server.local_addr() {
-            eprintln!("ttlstream serve: DynamoDB API on http://{addr}");
+            eprintln!(
+                "ttlstream serve: DynamoDB API on http://{addr} (SigV4 {}; clock {:?}; TTL transition {})",
+                if signed { "verified" } else { "not verified" },
+                args.clock,
+                humantime::format_duration(args.ttl_transition),
+            );
         }
         match server.run(super::shutdown_signal()).await {
             Ok(()) => ExitCode::SUCCESS,

@@ -11,7 +11,8 @@ use axum::response::{IntoResponse, Response};
 /// The `__type` prefix of DynamoDB's own exceptions.
 const DYNAMODB: &str = "com.amazonaws.dynamodb.v20120810#";
 /// The `__type` prefix AWS uses for protocol-level exceptions
-/// (`SerializationException`, `UnknownOperationException`).
+/// (`SerializationException`, `UnknownOperationException`) and for
+/// authentication failures.
 const CORAL: &str = "com.amazon.coral.service#";
 
 /// Which AWS exception a request failed with.
@@ -34,6 +35,18 @@ pub enum ErrorKind {
     RequestTooLarge,
     /// `InternalServerError`: the storage layer failed (HTTP 500).
     InternalServerError,
+    /// `MissingAuthenticationTokenException`: no `Authorization` header
+    /// while credentials are configured.
+    MissingAuthenticationToken,
+    /// `UnrecognizedClientException`: an access key id that is not configured.
+    UnrecognizedClient,
+    /// `InvalidSignatureException`: the signature does not match, or is dated
+    /// more than 15 minutes away.
+    InvalidSignature,
+    /// `IncompleteSignatureException`: a malformed `Authorization` header.
+    IncompleteSignature,
+    /// `AccessDeniedException`: the admin paths from a non-loopback peer.
+    AccessDenied,
 }
 
 impl ErrorKind {
@@ -47,6 +60,11 @@ impl ErrorKind {
             Self::Serialization => (CORAL, "SerializationException"),
             Self::UnknownOperation => (CORAL, "UnknownOperationException"),
             Self::InternalServerError => (DYNAMODB, "InternalServerError"),
+            Self::MissingAuthenticationToken => (CORAL, "MissingAuthenticationTokenException"),
+            Self::UnrecognizedClient => (CORAL, "UnrecognizedClientException"),
+            Self::InvalidSignature => (CORAL, "InvalidSignatureException"),
+            Self::IncompleteSignature => (CORAL, "IncompleteSignatureException"),
+            Self::AccessDenied => (CORAL, "AccessDeniedException"),
         };
         format!("{prefix}{name}")
     }

@@ -11,9 +11,12 @@
 //!
 //! ## Limits of this slice
 //!
-//! * SigV4 signatures are **not verified**; any signature (or none) is
-//!   accepted. Therefore [`Server::bind`] refuses any address that is not
-//!   loopback ([`ServeError::NotLoopback`]).
+//! * SigV4 signatures are verified only when [`ServerOptions::credentials`]
+//!   are set (one access key; no session tokens, no IAM policies); without
+//!   them any signature (or none) is accepted, so [`Server::bind`] refuses
+//!   any address that is not loopback ([`ServeError::NotLoopback`]).
+//! * Admin paths for tests ([`ADMIN_PREFIX`]): sweep now, read or move a
+//!   manual clock.
 //! * The DynamoDB Streams API (ListStreams, DescribeStream,
 //!   GetShardIterator, GetRecords) is not served yet: `LatestStreamArn` is
 //!   reported, but nothing answers on it.
@@ -35,24 +38,29 @@
 //! # Ok(()) }
 //! ```
 
+mod admin;
 mod batch;
 mod dynamodb;
 mod error;
 mod protocol;
 mod shapes;
+mod sigv4;
 mod table_update;
 mod tables;
 mod ttl;
 
+pub use admin::ADMIN_PREFIX;
 pub use batch::{MAX_BATCH_GET_KEYS, MAX_BATCH_GET_RESPONSE_BYTES, MAX_BATCH_WRITE_REQUESTS};
 pub use error::{ApiError, ErrorKind};
 pub use protocol::{CONTENT_TYPE, TARGET_PREFIX};
+pub use sigv4::{Credentials, MAX_CLOCK_SKEW, ParseCredentialsError};
 
-use crate::Engine;
+use crate::{Engine, ManualClock};
 use axum::Router;
-use axum::routing::post;
+use axum::routing::{get, post};
 use std::future::Future;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpListener;
 
@@ -63,10 +71,18 @@ pub const MAX_REQUEST_BODY_BYTES: usize = 16 * 1024 * 1024;
 /// How the server listens.
 #[derive(Clone, Debug)]
 pub struct ServerOptions {
-    /// Address to listen on; must be loopback (`127.0.0.1`, `::1`) while
-    /// SigV4 verification is not implemented. Port 0 picks a free port.
+    /// Address to listen on; must be loopback (`127.0.0.1`, `::1`) unless
+    /// `credentials` are set. Port 0 picks a free port.
     /// Default: `127.0.0.1:8000`.
     pub listen: SocketAddr,
+    /// When set, every request (the admin paths too) must carry a valid
+    /// SigV4 signature made with these credentials, and the server may
+    /// listen on any address. Default: `None` (signatures not checked,
+    /// loopback only).
+    pub credentials: Option<Credentials>,
+    /// The engine's clock when it is manual, so that `POST /_ttlstream/clock`
+    /// can move it (see [`ADMIN_PREFIX`]). Default: `None`.
+    pub manual_clock: Option<Arc<ManualClock>>,
     /// Largest request body accepted, in bytes; a larger one is answered
     /// HTTP 413 with a `ValidationException`. Default: [`MAX_REQUEST_BODY_BYTES`].
     pub max_request_body_bytes: usize,
@@ -87,6 +103,8 @@ impl Default for ServerOptions {
             listen: SocketAddr::from(([127, 0, 0, 1], 8000)),
             max_request_body_bytes: MAX_REQUEST_BODY_BYTES,
             ttl_transition: DEFAULT_TTL_TRANSITION,
+            credentials: None,
+            manual_clock: None,
         }
     }
 }
@@ -95,9 +113,9 @@ impl Default for ServerOptions {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ServeError {
-    /// The address is not loopback and no credentials can be verified.
+    /// The address is not loopback and no credentials are configured.
     #[error(
-        "refusing to listen on {addr}: SigV4 verification is not implemented, so the server listens on loopback only (127.0.0.1 or ::1)"
+        "refusing to listen on {addr}: without credentials to verify SigV4 signatures against, the server listens on loopback only (127.0.0.1 or ::1)"
     )]
     NotLoopback {
         /// The refused address.
@@ -119,17 +137,25 @@ struct AppState {
     engine: Engine,
     max_request_body_bytes: usize,
     ttl_transition: Duration,
+    credentials: Option<Arc<Credentials>>,
+    manual_clock: Option<Arc<ManualClock>>,
 }
 
-/// The axum router serving the DynamoDB API on `POST /` for `engine`
-/// (`options.listen` is not used here).
+/// The axum router serving the DynamoDB API on `POST /` and the admin
+/// paths under [`ADMIN_PREFIX`] for `engine` (`options.listen` is not used
+/// here). Serve it with `into_make_service_with_connect_info::<SocketAddr>()`:
+/// the admin paths check the peer address.
 pub fn router(engine: Engine, options: &ServerOptions) -> Router {
     Router::new()
         .route("/", post(protocol::handle))
+        .route("/_ttlstream/sweep", post(admin::sweep))
+        .route("/_ttlstream/clock", get(admin::clock).post(admin::clock))
         .with_state(AppState {
             engine,
             max_request_body_bytes: options.max_request_body_bytes,
             ttl_transition: options.ttl_transition,
+            credentials: options.credentials.clone().map(Arc::new),
+            manual_clock: options.manual_clock.clone(),
         })
 }
 
@@ -145,11 +171,12 @@ impl Server {
     ///
     /// # Errors
     ///
-    /// [`ServeError::NotLoopback`] for a non-loopback address;
+    /// [`ServeError::NotLoopback`] for a non-loopback address without
+    /// credentials;
     /// [`ServeError::Io`] when binding fails.
     pub async fn bind(engine: Engine, options: ServerOptions) -> Result<Server, ServeError> {
         let addr = options.listen;
-        if !addr.ip().is_loopback() {
+        if !addr.ip().is_loopback() && options.credentials.is_none() {
             return Err(ServeError::NotLoopback { addr });
         }
         let listener = TcpListener::bind(addr)
@@ -183,9 +210,13 @@ impl Server {
             .listener
             .local_addr()
             .unwrap_or_else(|_| SocketAddr::from(([127, 0, 0, 1], 0)));
-        axum::serve(self.listener, self.router)
-            .with_graceful_shutdown(shutdown)
-            .await
-            .map_err(|source| ServeError::Io { addr, source })
+        axum::serve(
+            self.listener,
+            self.router
+                .into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .with_graceful_shutdown(shutdown)
+        .await
+        .map_err(|source| ServeError::Io { addr, source })
     }
 }

@@ -7,7 +7,7 @@ use super::error::{ApiError, ErrorKind};
 use super::{AppState, dynamodb};
 use axum::body::{Body, Bytes};
 use axum::extract::State;
-use axum::http::{HeaderMap, HeaderValue, header};
+use axum::http::{HeaderMap, HeaderValue, Method, Uri, header};
 use axum::response::{IntoResponse, Response};
 use serde::de::DeserializeOwned;
 
@@ -18,14 +18,16 @@ pub const CONTENT_TYPE: &str = "application/x-amz-json-1.0";
 pub const TARGET_PREFIX: &str = "DynamoDB_20120810.";
 
 /// The handler of `POST /`: reads the body (at most the configured limit),
-/// dispatches on `X-Amz-Target` on a blocking thread (the engine does
+/// verifies its SigV4 signature when credentials are configured, dispatches on `X-Amz-Target` on a blocking thread (the engine does
 /// synchronous I/O), and answers JSON or an AWS error shape.
 pub(super) async fn handle(
     State(state): State<AppState>,
+    method: Method,
+    uri: Uri,
     headers: HeaderMap,
     body: Body,
 ) -> Response {
-    match handle_inner(state, headers, body).await {
+    match handle_inner(state, &method, &uri, headers, body).await {
         Ok(json) => {
             let mut response = json.to_string().into_response();
             response
@@ -39,9 +41,17 @@ pub(super) async fn handle(
 
 async fn handle_inner(
     state: AppState,
+    method: &Method,
+    uri: &Uri,
     headers: HeaderMap,
     body: Body,
 ) -> Result<serde_json::Value, ApiError> {
+    let bytes = axum::body::to_bytes(body, state.max_request_body_bytes)
+        .await
+        .map_err(|e| body_error(&e, state.max_request_body_bytes))?;
+    if let Some(credentials) = &state.credentials {
+        credentials.verify(method, uri, &headers, &bytes)?;
+    }
     let target = headers
         .get("x-amz-target")
         .and_then(|v| v.to_str().ok())
@@ -51,9 +61,6 @@ async fn handle_inner(
         return Err(unknown(&target));
     };
     let operation = operation.to_string();
-    let bytes = axum::body::to_bytes(body, state.max_request_body_bytes)
-        .await
-        .map_err(|e| body_error(&e, state.max_request_body_bytes))?;
     tokio::task::spawn_blocking(move || dynamodb::dispatch(&state, &operation, &bytes))
         .await
         .map_err(|e| {

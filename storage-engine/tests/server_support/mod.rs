@@ -29,7 +29,9 @@ pub async fn start() -> Harness {
 }
 
 /// A server whose options `configure` may change (listen is 127.0.0.1:0
-/// unless changed). The SDK client signs with `AKID` / `SECRET`.
+/// and the manual clock is the engine's, unless changed; `url` is on
+/// 127.0.0.1 for an unspecified listen address). The SDK client signs with
+/// `AKID` / `SECRET`.
 pub async fn start_with(configure: impl FnOnce(&mut ServerOptions)) -> Harness {
     let dir = tempfile::tempdir().unwrap();
     let clock = Arc::new(ManualClock::new(START_MILLIS));
@@ -42,11 +44,16 @@ pub async fn start_with(configure: impl FnOnce(&mut ServerOptions)) -> Harness {
     .unwrap();
     let mut options = ServerOptions {
         listen: "127.0.0.1:0".parse().unwrap(),
+        manual_clock: Some(clock.clone()),
         ..ServerOptions::default()
     };
     configure(&mut options);
     let server = Server::bind(engine.clone(), options).await.unwrap();
-    let url = format!("http://{}", server.local_addr().unwrap());
+    let mut addr = server.local_addr().unwrap();
+    if addr.ip().is_unspecified() {
+        addr.set_ip(std::net::Ipv4Addr::LOCALHOST.into());
+    }
+    let url = format!("http://{addr}");
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     tokio::spawn(server.run(async move {
         let _ = stopped.await;
@@ -121,4 +128,57 @@ pub async fn raw(url: &str, operation: &str, body: &str) -> (u16, serde_json::Va
         .unwrap();
     let status = response.status().as_u16();
     (status, response.json().await.unwrap())
+}
+
+/// A POST to `url` (`http://host:port/path`) signed with SigV4 by the SDK's
+/// signer, as an SDK would sign it; `target` becomes `X-Amz-Target` if set.
+pub async fn signed_post(
+    url: &str,
+    target: Option<&str>,
+    body: &str,
+    access_key: &str,
+    secret: &str,
+) -> reqwest::Response {
+    use aws_sigv4::http_request::{SignableBody, SignableRequest, SigningSettings, sign};
+    use aws_smithy_runtime_api::client::identity::Identity;
+    let parsed = reqwest::Url::parse(url).unwrap();
+    let host = format!("{}:{}", parsed.host_str().unwrap(), parsed.port().unwrap());
+    let mut headers = vec![
+        ("host".to_string(), host),
+        (
+            "content-type".to_string(),
+            "application/x-amz-json-1.0".to_string(),
+        ),
+    ];
+    if let Some(t) = target {
+        headers.push(("x-amz-target".to_string(), t.to_string()));
+    }
+    let identity: Identity =
+        aws_credential_types::Credentials::new(access_key, secret, None, None, "test").into();
+    let params = aws_sigv4::sign::v4::SigningParams::builder()
+        .identity(&identity)
+        .region("us-east-1")
+        .name("dynamodb")
+        .time(std::time::SystemTime::now())
+        .settings(SigningSettings::default())
+        .build()
+        .unwrap()
+        .into();
+    let request = SignableRequest::new(
+        "POST",
+        url,
+        headers.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+        SignableBody::Bytes(body.as_bytes()),
+    )
+    .unwrap();
+    let (instructions, _) = sign(request, &params).unwrap().into_parts();
+    let (added, _) = instructions.into_parts();
+    let mut builder = reqwest::Client::new().post(url).body(body.to_string());
+    for (k, v) in headers.iter().filter(|(k, _)| k != "host") {
+        builder = builder.header(k, v);
+    }
+    for h in added {
+        builder = builder.header(h.name(), h.value());
+    }
+    builder.send().await.unwrap()
 }
