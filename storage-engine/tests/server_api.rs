@@ -1,6 +1,6 @@
 //! The `server` feature against the Rust AWS SDK for DynamoDB, on a free
 //! loopback port: TTL life, conditional failure, Query pagination, index
-//! queries, and bad raw requests answered with the right AWS error type.
+//! queries (bad raw requests: `server_bad_requests.rs`).
 
 #![cfg(feature = "server")]
 #![allow(clippy::unwrap_used)]
@@ -255,129 +255,6 @@ async fn query_pages_and_index_query() {
     assert_eq!(scanned.count(), 4);
     assert_eq!(scanned.scanned_count(), 7);
     assert!(scanned.items().iter().all(|i| i.len() == 1));
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn bad_requests_get_the_matching_aws_error() {
-    let h = start().await;
-    create_events(&h.client).await;
-    let http = reqwest::Client::new();
-    let cases: &[(&str, &str, &str)] = &[
-        (
-            "PutItem",
-            "{not json",
-            "com.amazon.coral.service#SerializationException",
-        ),
-        (
-            "PutItem",
-            "[1]",
-            "com.amazon.coral.service#SerializationException",
-        ),
-        (
-            "DropDatabase",
-            "{}",
-            "com.amazon.coral.service#UnknownOperationException",
-        ),
-        (
-            "",
-            "{}",
-            "com.amazon.coral.service#UnknownOperationException",
-        ),
-        (
-            "GetItem",
-            r#"{"Key":{"Device":{"S":"d1"},"At":{"N":"1"}}}"#,
-            "com.amazonaws.dynamodb.v20120810#ValidationException",
-        ),
-        (
-            "DescribeTable",
-            "{}",
-            "com.amazonaws.dynamodb.v20120810#ValidationException",
-        ),
-        (
-            "DescribeTable",
-            r#"{"TableName":"Nope"}"#,
-            "com.amazonaws.dynamodb.v20120810#ResourceNotFoundException",
-        ),
-        // A key attribute of the wrong type for the key schema.
-        (
-            "PutItem",
-            r#"{"TableName":"Events","Item":{"Device":{"N":"1"},"At":{"N":"1"}}}"#,
-            "com.amazonaws.dynamodb.v20120810#ValidationException",
-        ),
-        // A JSON member of the wrong type.
-        (
-            "PutItem",
-            r#"{"TableName":"Events","Item":{"Device":{"S":5}}}"#,
-            "com.amazon.coral.service#SerializationException",
-        ),
-        (
-            "PutItem",
-            r#"{"TableName":5}"#,
-            "com.amazon.coral.service#SerializationException",
-        ),
-        (
-            "Query",
-            r#"{"TableName":"Events","KeyConditionExpression":"Device = = :d"}"#,
-            "com.amazonaws.dynamodb.v20120810#ValidationException",
-        ),
-        (
-            "Query",
-            r#"{"TableName":"Events","KeyConditionExpression":"Device = :d","ExpressionAttributeValues":{":d":{"S":"x"}},"Limit":0}"#,
-            "com.amazonaws.dynamodb.v20120810#ValidationException",
-        ),
-        (
-            "PutItem",
-            r#"{"TableName":"Events","Item":{"Device":{"S":"a"},"At":{"N":"1"}},"ReturnValues":"SOME"}"#,
-            "com.amazonaws.dynamodb.v20120810#ValidationException",
-        ),
-        (
-            "CreateTable",
-            r#"{"TableName":"Events","KeySchema":[{"AttributeName":"Device","KeyType":"HASH"}],"AttributeDefinitions":[{"AttributeName":"Device","AttributeType":"S"}]}"#,
-            "com.amazonaws.dynamodb.v20120810#ResourceInUseException",
-        ),
-        (
-            "CreateTable",
-            r#"{"TableName":"T2","KeySchema":[{"AttributeName":"Id","KeyType":"HASH"}],"AttributeDefinitions":[]}"#,
-            "com.amazonaws.dynamodb.v20120810#ValidationException",
-        ),
-    ];
-    for (operation, body, expected) in cases {
-        let mut request = http
-            .post(&h.url)
-            .header("content-type", "application/x-amz-json-1.0")
-            .body(body.to_string());
-        if !operation.is_empty() {
-            request = request.header("x-amz-target", format!("DynamoDB_20120810.{operation}"));
-        }
-        let response = request.send().await.unwrap();
-        assert_eq!(response.status().as_u16(), 400, "{operation} {body}");
-        assert_eq!(
-            response.headers()["content-type"],
-            "application/x-amz-json-1.0"
-        );
-        let json: serde_json::Value = response.json().await.unwrap();
-        assert_eq!(json["__type"], *expected, "{operation} {body}: {json}");
-        assert!(json["message"].as_str().is_some_and(|m| !m.is_empty()));
-    }
-
-    // Over the 16 MiB limit: 413 with a ValidationException, connection kept.
-    let big = format!(
-        r#"{{"TableName":"Events","Item":{{"Device":{{"S":"{}"}}}}}}"#,
-        "x".repeat(17 * 1024 * 1024)
-    );
-    let response = http
-        .post(&h.url)
-        .header("x-amz-target", "DynamoDB_20120810.PutItem")
-        .body(big)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status().as_u16(), 413);
-    let json: serde_json::Value = response.json().await.unwrap();
-    assert_eq!(
-        json["__type"],
-        "com.amazonaws.dynamodb.v20120810#ValidationException"
-    );
 }
 
 #[tokio::test]

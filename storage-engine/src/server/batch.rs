@@ -9,7 +9,7 @@
 //! the response reaches 16 MB and returns the rest in `UnprocessedKeys`.
 
 use super::error::{ApiError, ErrorKind};
-use super::tables::required;
+use super::tables::{required, table_name};
 use crate::expr::{self, Placeholders};
 use crate::item::{key_only_bytes, validate_item};
 use crate::{Engine, Item, ReadError, item_size_bytes};
@@ -123,6 +123,7 @@ pub(super) fn batch_write_item(
     }
     let mut plan: Vec<(String, Write)> = Vec::with_capacity(total);
     for (table, requests) in request_items {
+        let table = table_name(Some(table))?;
         let def = engine.describe_table(&table).map_err(|_| not_found())?;
         let mut seen = HashSet::new();
         for request in requests {
@@ -182,6 +183,7 @@ pub(super) fn batch_get_item(engine: &Engine, req: BatchGetItemRequest) -> Resul
             )));
         }
         total += keys.len();
+        let table = table_name(Some(table))?;
         let def = engine.describe_table(&table).map_err(|_| not_found())?;
         let mut seen = HashSet::new();
         for key in &keys {

@@ -5,7 +5,7 @@
 use super::error::ApiError;
 use super::protocol::{parse, unknown_operation};
 use super::shapes::ItemRequest;
-use super::tables::{self, required};
+use super::tables::{self, required, table_name};
 use super::{AppState, batch, table_update, ttl};
 use crate::expr::{self, Placeholders};
 use crate::{
@@ -81,7 +81,7 @@ fn limit(value: Option<i64>) -> Result<Option<usize>, ApiError> {
 /// `PutItem`.
 fn put_item(engine: &Engine, req: ItemRequest) -> Result<Value, ApiError> {
     let out = engine.put_item_with(PutItemInput {
-        table_name: required(req.table_name, "tableName")?,
+        table_name: table_name(req.table_name)?,
         item: required(req.item, "item")?,
         condition_expression: req.condition_expression,
         expression_attribute_names: req.expression_attribute_names.unwrap_or_default(),
@@ -94,7 +94,7 @@ fn put_item(engine: &Engine, req: ItemRequest) -> Result<Value, ApiError> {
 /// `UpdateItem`.
 fn update_item(engine: &Engine, req: ItemRequest) -> Result<Value, ApiError> {
     let out = engine.update_item_with(UpdateItemInput {
-        table_name: required(req.table_name, "tableName")?,
+        table_name: table_name(req.table_name)?,
         key: required(req.key, "key")?,
         update_expression: req.update_expression,
         condition_expression: req.condition_expression,
@@ -108,7 +108,7 @@ fn update_item(engine: &Engine, req: ItemRequest) -> Result<Value, ApiError> {
 /// `DeleteItem`.
 fn delete_item(engine: &Engine, req: ItemRequest) -> Result<Value, ApiError> {
     let out = engine.delete_item_with(DeleteItemInput {
-        table_name: required(req.table_name, "tableName")?,
+        table_name: table_name(req.table_name)?,
         key: required(req.key, "key")?,
         condition_expression: req.condition_expression,
         expression_attribute_names: req.expression_attribute_names.unwrap_or_default(),
@@ -120,7 +120,7 @@ fn delete_item(engine: &Engine, req: ItemRequest) -> Result<Value, ApiError> {
 
 /// `GetItem`, with an optional `ProjectionExpression`.
 fn get_item(engine: &Engine, req: ItemRequest) -> Result<Value, ApiError> {
-    let table = required(req.table_name, "tableName")?;
+    let table = table_name(req.table_name)?;
     let key = required(req.key, "key")?;
     let names = req.expression_attribute_names.unwrap_or_default();
     let values = std::collections::HashMap::new();
@@ -174,7 +174,7 @@ fn read_output(out: ReadOutput, select: Option<&str>) -> Result<Value, ApiError>
 /// `Query`.
 fn query(engine: &Engine, req: ItemRequest) -> Result<Value, ApiError> {
     let kce = required(req.key_condition_expression, "keyConditionExpression")?;
-    let mut input = QueryInput::new(required(req.table_name, "tableName")?, kce);
+    let mut input = QueryInput::new(table_name(req.table_name)?, kce);
     input.index_name = req.index_name;
     input.filter_expression = req.filter_expression;
     input.projection_expression = req.projection_expression;
@@ -194,7 +194,7 @@ fn scan(engine: &Engine, req: ItemRequest) -> Result<Value, ApiError> {
         ));
     }
     let input = ScanInput {
-        table_name: required(req.table_name, "tableName")?,
+        table_name: table_name(req.table_name)?,
         index_name: req.index_name,
         filter_expression: req.filter_expression,
         projection_expression: req.projection_expression,

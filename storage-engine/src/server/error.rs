@@ -47,6 +47,9 @@ pub enum ErrorKind {
     IncompleteSignature,
     /// `AccessDeniedException`: the admin paths from a non-loopback peer.
     AccessDenied,
+    /// An `UnknownOperationException` answered with HTTP 404: a
+    /// `Content-Type` other than the JSON 1.0 protocol's (DynamoDB answers 404).
+    UnsupportedContentType,
 }
 
 impl ErrorKind {
@@ -58,7 +61,9 @@ impl ErrorKind {
             Self::Validation | Self::RequestTooLarge => (DYNAMODB, "ValidationException"),
             Self::ConditionalCheckFailed => (DYNAMODB, "ConditionalCheckFailedException"),
             Self::Serialization => (CORAL, "SerializationException"),
-            Self::UnknownOperation => (CORAL, "UnknownOperationException"),
+            Self::UnknownOperation | Self::UnsupportedContentType => {
+                (CORAL, "UnknownOperationException")
+            }
             Self::InternalServerError => (DYNAMODB, "InternalServerError"),
             Self::MissingAuthenticationToken => (CORAL, "MissingAuthenticationTokenException"),
             Self::UnrecognizedClient => (CORAL, "UnrecognizedClientException"),
@@ -69,10 +74,11 @@ impl ErrorKind {
         format!("{prefix}{name}")
     }
 
-    /// The HTTP status: 400, 413 or 500.
+    /// The HTTP status: 400, 404 (content type), 413 (body size) or 500.
     pub fn status(self) -> StatusCode {
         match self {
             Self::RequestTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::UnsupportedContentType => StatusCode::NOT_FOUND,
             Self::InternalServerError => StatusCode::INTERNAL_SERVER_ERROR,
             _ => StatusCode::BAD_REQUEST,
         }

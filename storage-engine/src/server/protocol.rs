@@ -52,6 +52,7 @@ async fn handle_inner(
     if let Some(credentials) = &state.credentials {
         credentials.verify(method, uri, &headers, &bytes)?;
     }
+    check_content_type(&headers)?;
     let target = headers
         .get("x-amz-target")
         .and_then(|v| v.to_str().ok())
@@ -69,6 +70,28 @@ async fn handle_inner(
                 format!("request failed: {e}"),
             )
         })?
+}
+
+/// Accepts `application/x-amz-json-1.0` (what SDKs send), `application/json`
+/// (with parameters such as `charset`) or no `Content-Type`. DynamoDB answers
+/// any other type (e.g. `application/x-amz-json-1.1`) with HTTP 404 and an
+/// HTML page; here it is a 404 with an `UnknownOperationException`, so the
+/// caller still gets a JSON error shape.
+fn check_content_type(headers: &HeaderMap) -> Result<(), ApiError> {
+    let Some(value) = headers.get(header::CONTENT_TYPE) else {
+        return Ok(());
+    };
+    let text = value.to_str().unwrap_or_default();
+    let essence = text.split(';').next().unwrap_or_default().trim();
+    if essence.eq_ignore_ascii_case(CONTENT_TYPE)
+        || essence.eq_ignore_ascii_case("application/json")
+    {
+        return Ok(());
+    }
+    Err(ApiError::new(
+        ErrorKind::UnsupportedContentType,
+        format!("Content-Type `{text}` is not served: send {CONTENT_TYPE}"),
+    ))
 }
 
 fn unknown(target: &str) -> ApiError {

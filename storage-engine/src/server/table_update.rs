@@ -3,7 +3,7 @@
 
 use super::error::ApiError;
 use super::shapes::StreamSpecification;
-use super::tables::{describe, required};
+use super::tables::{describe, required, table_name};
 use crate::{Engine, StreamViewType};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -75,7 +75,7 @@ fn check_throughput(t: &ProvisionedThroughput) -> Result<(), ApiError> {
 /// `UpdateTable`: turns the stream on or off; accepts `BillingMode` and
 /// `ProvisionedThroughput`. Index and replica updates are refused.
 pub(super) fn update_table(engine: &Engine, req: UpdateTableRequest) -> Result<Value, ApiError> {
-    let name = required(req.table_name, "tableName")?;
+    let name = table_name(req.table_name)?;
     check_billing_mode(req.billing_mode.as_deref())?;
     if let Some(t) = &req.provisioned_throughput {
         check_throughput(t)?;
@@ -122,7 +122,7 @@ pub(super) fn update_table(engine: &Engine, req: UpdateTableRequest) -> Result<V
 /// `DeleteTable`: answers the table's description with `TableStatus`
 /// `DELETING`; the table is gone for every later call.
 pub(super) fn delete_table(engine: &Engine, req: DeleteTableRequest) -> Result<Value, ApiError> {
-    let name = required(req.table_name, "tableName")?;
+    let name = table_name(req.table_name)?;
     let mut description = describe(engine, &name)?;
     engine.delete_table(&name)?;
     description.table_status = "DELETING";

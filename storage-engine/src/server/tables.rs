@@ -20,9 +20,38 @@ pub(super) fn required<T>(value: Option<T>, member: &str) -> Result<T, ApiError>
     value.ok_or_else(|| ApiError::missing(member))
 }
 
+/// The required `TableName`, checked against DynamoDB's constraints (3 to
+/// 255 characters of `a-z A-Z 0-9 _ - .`, "Supported data types and naming
+/// rules") before any lookup, as AWS does.
+///
+/// # Errors
+///
+/// A `ValidationException` worded as AWS's constraint messages.
+pub(super) fn table_name(value: Option<String>) -> Result<String, ApiError> {
+    let name = required(value, "tableName")?;
+    let constraint = if name.chars().count() < 3 {
+        Some("Member must have length greater than or equal to 3")
+    } else if name.chars().count() > 255 {
+        Some("Member must have length less than or equal to 255")
+    } else if !name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+    {
+        Some("Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+")
+    } else {
+        None
+    };
+    match constraint {
+        Some(c) => Err(ApiError::validation(format!(
+            "1 validation error detected: Value '{name}' at 'tableName' failed to satisfy constraint: {c}"
+        ))),
+        None => Ok(name),
+    }
+}
+
 /// `CreateTable`.
 pub(super) fn create_table(engine: &Engine, req: CreateTableRequest) -> Result<Value, ApiError> {
-    let name = required(req.table_name, "tableName")?;
+    let name = table_name(req.table_name)?;
     let definitions = required(req.attribute_definitions, "attributeDefinitions")?;
     let mut types = BTreeMap::new();
     for d in &definitions {
@@ -213,7 +242,7 @@ pub(super) fn describe(engine: &Engine, name: &str) -> Result<TableDescription, 
 
 /// `DescribeTable`.
 pub(super) fn describe_table(engine: &Engine, req: TableNameRequest) -> Result<Value, ApiError> {
-    let name = required(req.table_name, "tableName")?;
+    let name = table_name(req.table_name)?;
     Ok(json!({ "Table": describe(engine, &name)? }))
 }
 

@@ -14,7 +14,7 @@
 
 use super::error::ApiError;
 use super::shapes::{TableNameRequest, UpdateTimeToLiveRequest};
-use super::tables::required;
+use super::tables::{required, table_name};
 use crate::{Engine, TimeToLiveSpecification};
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -36,7 +36,7 @@ pub(super) fn update_time_to_live(
     transition: Duration,
     req: UpdateTimeToLiveRequest,
 ) -> Result<Value, ApiError> {
-    let name = required(req.table_name, "tableName")?;
+    let name = table_name(req.table_name)?;
     let spec = required(req.time_to_live_specification, "timeToLiveSpecification")?;
     let attribute_name = required(spec.attribute_name, "timeToLiveSpecification.attributeName")?;
     let enabled = required(spec.enabled, "timeToLiveSpecification.enabled")?;
@@ -85,7 +85,7 @@ pub(super) fn describe_time_to_live(
     transition: Duration,
     req: TableNameRequest,
 ) -> Result<Value, ApiError> {
-    let name = required(req.table_name, "tableName")?;
+    let name = table_name(req.table_name)?;
     let spec = engine.describe_time_to_live(&name)?;
     let moving = in_transition(engine, &name, transition)?;
     let description = match spec {
