@@ -1,5 +1,7 @@
 //! Helpers for ttlstream's end-to-end tests (the tests themselves are in `tests/`).
 
+pub mod server;
+
 use std::collections::HashMap;
 use std::path::Path;
 use std::time::{Duration, Instant};

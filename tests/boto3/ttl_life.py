@@ -1,0 +1,98 @@
+"""The full life of a TTL item against `ttlstream serve`, with boto3.
+
+Usage: python ttl_life.py ENDPOINT_URL
+
+The server runs with `--clock manual` and `--credentials AKID:SECRET`; boto3
+signs every call (so botocore's SigV4 is verified too), and the admin paths
+are called with requests signed by botocore's signer. Prints one JSON line
+summarising what was seen; any unexpected answer raises (exit status 1).
+"""
+
+import json
+import sys
+import urllib.request
+
+import boto3
+import botocore.auth
+import botocore.awsrequest
+import botocore.credentials
+from botocore.exceptions import ClientError
+
+ENDPOINT = sys.argv[1]
+ACCESS_KEY, SECRET = "AKID", "SECRET"
+REGION = "us-east-1"
+TABLE = "SessionData"
+
+
+def admin(path, body=b""):
+    """POSTs to an admin path, signed like any API call."""
+    request = botocore.awsrequest.AWSRequest(
+        method="POST", url=ENDPOINT + path, data=body,
+        headers={"Content-Type": "application/json"},
+    )
+    credentials = botocore.credentials.Credentials(ACCESS_KEY, SECRET)
+    botocore.auth.SigV4Auth(credentials, "dynamodb", REGION).add_auth(request)
+    prepared = request.prepare()
+    http = urllib.request.Request(prepared.url, data=body, method="POST",
+                                  headers=dict(prepared.headers))
+    with urllib.request.urlopen(http) as response:
+        return json.loads(response.read())
+
+
+def client(service, secret=SECRET):
+    return boto3.client(service, endpoint_url=ENDPOINT, region_name=REGION,
+                        aws_access_key_id=ACCESS_KEY, aws_secret_access_key=secret)
+
+
+ddb = client("dynamodb")
+seen = {}
+
+# A wrong secret is refused with DynamoDB's exception.
+try:
+    client("dynamodb", secret="WRONG").list_tables()
+    raise AssertionError("a wrong secret was accepted")
+except ClientError as e:
+    seen["wrong_secret"] = e.response["Error"]["Code"]
+    assert seen["wrong_secret"] == "InvalidSignatureException", e.response
+
+created = ddb.create_table(
+    TableName=TABLE,
+    KeySchema=[{"AttributeName": "UserName", "KeyType": "HASH"},
+               {"AttributeName": "SessionId", "KeyType": "RANGE"}],
+    AttributeDefinitions=[{"AttributeName": "UserName", "AttributeType": "S"},
+                          {"AttributeName": "SessionId", "AttributeType": "S"}],
+    StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"},
+    BillingMode="PAY_PER_REQUEST",
+)
+stream_arn = created["TableDescription"]["LatestStreamArn"]
+assert stream_arn.startswith("arn:aws:dynamodb:"), stream_arn
+
+ddb.update_time_to_live(
+    TableName=TABLE,
+    TimeToLiveSpecification={"AttributeName": "ExpirationTime", "Enabled": True},
+)
+seen["ttl_after_update"] = ddb.describe_time_to_live(TableName=TABLE)[
+    "TimeToLiveDescription"]["TimeToLiveStatus"]
+assert seen["ttl_after_update"] == "ENABLING", seen
+admin("/_ttlstream/clock", json.dumps({"AdvanceMillis": 5000}).encode())
+seen["ttl_later"] = ddb.describe_time_to_live(TableName=TABLE)[
+    "TimeToLiveDescription"]["TimeToLiveStatus"]
+assert seen["ttl_later"] == "ENABLED", seen
+
+now_secs = admin("/_ttlstream/clock", json.dumps({"AdvanceMillis": 0}).encode())[
+    "EpochMillis"] // 1000
+key = {"UserName": {"S": "user1"}, "SessionId": {"S": "74686572652773"}}
+ddb.put_item(TableName=TABLE, Item={**key, "ExpirationTime": {"N": str(now_secs - 60)}})
+ddb.put_item(TableName=TABLE, Item={"UserName": {"S": "user2"}, "SessionId": {"S": "s2"},
+                                    "ExpirationTime": {"N": str(now_secs + 3600)}})
+# Expired, but visible until the sweeper deletes it (as in DynamoDB).
+assert "Item" in ddb.get_item(TableName=TABLE, Key=key), "expired item vanished before a sweep"
+
+seen["swept"] = admin("/_ttlstream/sweep")["Deleted"]
+assert seen["swept"] == 1, seen
+assert "Item" not in ddb.get_item(TableName=TABLE, Key=key), "expired item still there"
+remaining = ddb.scan(TableName=TABLE)["Items"]
+seen["remaining"] = [i["UserName"]["S"] for i in remaining]
+assert seen["remaining"] == ["user2"], seen
+
+print(json.dumps(seen, sort_keys=True))
