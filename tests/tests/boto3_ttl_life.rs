@@ -36,12 +36,18 @@ fn boto3_sees_an_expired_item_swept() {
         .arg(server.endpoint())
         .env_remove("AWS_PROFILE")
         .env("AWS_CONFIG_FILE", dir.path().join("no-config"))
-        .env("AWS_SHARED_CREDENTIALS_FILE", dir.path().join("no-credentials"))
+        .env(
+            "AWS_SHARED_CREDENTIALS_FILE",
+            dir.path().join("no-credentials"),
+        )
         .output()
         .expect("run python");
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{script:?} failed:\n{stdout}\n{stderr}");
+    assert!(
+        output.status.success(),
+        "{script:?} failed:\n{stdout}\n{stderr}"
+    );
     let seen: serde_json::Value = serde_json::from_str(stdout.trim()).expect("one JSON line");
     assert_eq!(seen["swept"], 1, "{seen}");
     assert_eq!(seen["ttl_after_update"], "ENABLING", "{seen}");
