@@ -7,10 +7,17 @@
 //! range (file and S3 sinks) overwrite what they wrote before instead of writing a
 //! second copy under another name. One mechanism for every source.
 //!
+//! Sources with several partitions (DynamoDB Streams shards; a file's byte
+//! offset) keep one position per partition in `partitions`, and their batch in
+//! flight names its partition; the same file, the same atomic write.
+//!
 //! File format (`<dir>/<source id>.checkpoint.json`), written atomically (temporary
 //! file, fsync, rename, fsync of the directory):
-//! `{"sequence_number":"000000000000000000042","in_flight":{"first":"…43","last":"…90"}}`
+//! `{"sequence_number":"000000000000000000042","in_flight":{"first":"…43","last":"…90"}}`,
+//! or with partitions:
+//! `{"sequence_number":"…90","partitions":{"shardId-0001":{"position":"…90","finished":true}}}`
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -27,6 +34,43 @@ pub struct InFlight {
     pub first: String,
     /// `SequenceNumber` of the batch's last record.
     pub last: String,
+    /// For a partitioned source: the partition and positions of the batch, so it
+    /// is read again exactly.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition: Option<PartitionProgress>,
+}
+
+/// One batch of a partitioned source: where it was read and where the partition
+/// stands once it is acknowledged. Positions are the source's own tokens (a
+/// shard's `SequenceNumber`; a file's `<lines>:<bytes>` offset).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PartitionProgress {
+    /// The partition (a DynamoDB Streams `ShardId`; a file path).
+    pub partition: String,
+    /// Where the batch starts (inclusive), for an exact replay.
+    pub start: String,
+    /// The partition's position after the batch: committed on acknowledgement.
+    pub end: String,
+    /// The partition holds nothing after `end` (a closed shard, drained).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub finished: bool,
+}
+
+/// A partition's committed position.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PartitionCheckpoint {
+    /// The position after the last acknowledged record (the source's token).
+    pub position: String,
+    /// Nothing more will come from this partition (a closed shard, drained);
+    /// its children may be read.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub finished: bool,
+}
+
+fn is_false(value: &bool) -> bool {
+    !*value
 }
 
 /// A source's persisted position.
@@ -38,6 +82,24 @@ pub struct Checkpoint {
     /// The batch sinks were writing when the process stopped, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub in_flight: Option<InFlight>,
+    /// Per-partition positions of a partitioned source (DynamoDB Streams:
+    /// `ShardId` -> last acknowledged `SequenceNumber`); empty otherwise.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub partitions: BTreeMap<String, PartitionCheckpoint>,
+}
+
+impl Checkpoint {
+    /// Commits an acknowledged batch of a partitioned source: its partition's
+    /// position moves to `progress.end`.
+    pub fn commit_partition(&mut self, progress: &PartitionProgress) {
+        self.partitions.insert(
+            progress.partition.clone(),
+            PartitionCheckpoint {
+                position: progress.end.clone(),
+                finished: progress.finished,
+            },
+        );
+    }
 }
 
 /// Reads and writes one source's checkpoint file.
@@ -122,13 +184,46 @@ mod tests {
             in_flight: Some(InFlight {
                 first: "000000000000000000008".into(),
                 last: "000000000000000000009".into(),
+                partition: None,
             }),
+            partitions: BTreeMap::new(),
         };
         store.save(&checkpoint).expect("save");
         assert_eq!(store.load().expect("load"), checkpoint);
         let reopened =
             CheckpointStore::open(&dir.path().join("state"), "SessionData").expect("open");
         assert_eq!(reopened.load().expect("load"), checkpoint);
+    }
+
+    #[test]
+    fn partitions_round_trip_and_old_files_still_load() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = CheckpointStore::open(dir.path(), "s").expect("open");
+        let progress = PartitionProgress {
+            partition: "shardId-1".into(),
+            start: "100".into(),
+            end: "120".into(),
+            finished: true,
+        };
+        let mut checkpoint = Checkpoint {
+            sequence_number: Some("120".into()),
+            in_flight: Some(InFlight {
+                first: "100".into(),
+                last: "120".into(),
+                partition: Some(progress.clone()),
+            }),
+            ..Checkpoint::default()
+        };
+        store.save(&checkpoint).expect("save");
+        assert_eq!(store.load().expect("load"), checkpoint);
+        checkpoint.in_flight = None;
+        checkpoint.commit_partition(&progress);
+        store.save(&checkpoint).expect("save");
+        let loaded = store.load().expect("load");
+        assert_eq!(loaded.partitions["shardId-1"].position, "120");
+        assert!(loaded.partitions["shardId-1"].finished);
+        fs::write(store.path(), br#"{"sequence_number":"7"}"#).expect("write");
+        assert!(store.load().expect("old format").partitions.is_empty());
     }
 
     #[test]

@@ -40,10 +40,14 @@ use crate::sources::engine::EngineSourceConfig;
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
-    /// Where change records come from.
-    pub source: SourceConfig,
-    /// Where the source's position is persisted.
-    pub checkpoint: CheckpointConfig,
+    /// Where change records come from. Required by the sidecar; the Lambda
+    /// ignores it (its event source mapping is the source).
+    #[serde(default)]
+    pub source: Option<SourceConfig>,
+    /// Where the source's position is persisted. Required by the sidecar; the
+    /// Lambda ignores it (the event source mapping keeps the position).
+    #[serde(default)]
+    pub checkpoint: Option<CheckpointConfig>,
     /// Which records go to which sinks; a record may match several routes.
     #[serde(default)]
     pub routes: Vec<RouteConfig>,
@@ -68,12 +72,25 @@ pub struct Config {
     pub retry: crate::delivery::RetryConfig,
 }
 
+/// Who reads the config: the sidecar needs a source and a checkpoint, the
+/// Lambda neither.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Role {
+    Sidecar,
+    Lambda,
+}
+
 /// One source; exactly one of the tables must be present.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "snake_case")]
 pub enum SourceConfig {
     /// The bundled engine, opened in this process (`[source.engine]`).
     Engine(EngineSourceConfig),
+    /// NDJSON stream records from a file or stdin, for replays (`[source.file]`).
+    File(crate::sources::file::FileSourceConfig),
+    /// A DynamoDB stream read with the DynamoDB Streams API
+    /// (`[source.dynamodb_streams]`).
+    DynamodbStreams(crate::sources::dynamodb_streams::DynamodbStreamsConfig),
 }
 
 /// Where the checkpoint lives.
@@ -201,11 +218,25 @@ impl Config {
     /// [`ConfigError::Invalid`] for values that parse but make no sense (a route
     /// naming a missing sink, a zero period).
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        Self::load_as(path, Role::Sidecar)
+    }
+
+    /// Reads a config file for the Lambda: as [`Config::load`], but `[source]`
+    /// and `[checkpoint]` may be left out and are ignored when present (the
+    /// event source mapping reads the stream and keeps the position).
+    ///
+    /// # Errors
+    /// As [`Config::load`].
+    pub fn load_lambda(path: &Path) -> Result<Config, ConfigError> {
+        Self::load_as(path, Role::Lambda)
+    }
+
+    fn load_as(path: &Path, role: Role) -> Result<Config, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
             path: path.to_path_buf(),
             source,
         })?;
-        let mut config = Self::parse(&text, path)?;
+        let mut config = Self::parse_as(&text, path, role)?;
         let base = path.parent().unwrap_or(Path::new("."));
         config.resolve_paths(base);
         Ok(config)
@@ -217,19 +248,43 @@ impl Config {
     /// # Errors
     /// As [`Config::load`], except `Read`.
     pub fn parse(text: &str, origin: &Path) -> Result<Config, ConfigError> {
-        let config: Config = toml::from_str(text).map_err(|e| ConfigError::Parse {
+        Self::parse_as(text, origin, Role::Sidecar)
+    }
+
+    fn parse_as(text: &str, origin: &Path, role: Role) -> Result<Config, ConfigError> {
+        let mut config: Config = toml::from_str(text).map_err(|e| ConfigError::Parse {
             path: origin.to_path_buf(),
             message: e.to_string(),
         })?;
-        config.validate(origin)?;
+        if role == Role::Lambda {
+            config.source = None;
+            config.checkpoint = None;
+        }
+        config.validate(origin, role)?;
         Ok(config)
     }
 
-    fn validate(&self, origin: &Path) -> Result<(), ConfigError> {
+    fn validate(&self, origin: &Path, role: Role) -> Result<(), ConfigError> {
         let invalid = |message: String| ConfigError::Invalid {
             path: origin.to_path_buf(),
             message,
         };
+        if role == Role::Sidecar {
+            if self.source.is_none() {
+                return Err(invalid(
+                    "source: missing; add [source.engine], [source.file] or [source.dynamodb_streams]"
+                        .into(),
+                ));
+            }
+            if self.checkpoint.is_none() {
+                return Err(invalid(
+                    "checkpoint: missing; add [checkpoint] dir = \"...\"".into(),
+                ));
+            }
+        }
+        if let Some(SourceConfig::DynamodbStreams(streams)) = &self.source {
+            streams.validate().map_err(invalid)?;
+        }
         if self.metrics.period_secs == 0 {
             return Err(invalid("metrics.period_secs: must be at least 1".into()));
         }
@@ -268,9 +323,13 @@ impl Config {
             }
         };
         match &mut self.source {
-            SourceConfig::Engine(engine) => join(&mut engine.data_dir),
+            Some(SourceConfig::Engine(engine)) => join(&mut engine.data_dir),
+            Some(SourceConfig::File(file)) if !file.is_stdin() => join(&mut file.path),
+            _ => {}
         }
-        join(&mut self.checkpoint.dir);
+        if let Some(checkpoint) = &mut self.checkpoint {
+            join(&mut checkpoint.dir);
+        }
         for route in &mut self.routes {
             if let Some(filter) = &mut route.filter {
                 join(filter);
@@ -340,6 +399,50 @@ path = "archive"
     }
 
     #[test]
+    fn sidecar_needs_a_source_and_the_lambda_does_not() {
+        let without = MINIMAL.replace(
+            "[source.engine]\ndata_dir = \"data\"\ntable = \"SessionData\"\n",
+            "",
+        );
+        let err = Config::parse(&without, Path::new("c.toml")).expect_err("no source");
+        assert!(err.to_string().contains("source: missing"), "{err}");
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("lambda.toml");
+        std::fs::write(
+            &path,
+            without.replace("[checkpoint]\ndir = \"state\"\n", ""),
+        )
+        .expect("write");
+        let config = Config::load_lambda(&path).expect("lambda config");
+        assert!(config.source.is_none() && config.checkpoint.is_none());
+        std::fs::write(&path, MINIMAL).expect("write");
+        let config = Config::load_lambda(&path).expect("a sidecar file serves too");
+        assert!(config.source.is_none(), "the Lambda ignores [source]");
+    }
+
+    #[test]
+    fn file_and_dynamodb_streams_sources_parse() {
+        let file = MINIMAL.replace(
+            "[source.engine]\ndata_dir = \"data\"\ntable = \"SessionData\"",
+            "[source.file]\npath = \"replay.ndjson\"\non_malformed = \"skip\"",
+        );
+        let config = Config::parse(&file, Path::new("c.toml")).expect("file source");
+        assert!(matches!(config.source, Some(SourceConfig::File(_))));
+        let streams = MINIMAL.replace(
+            "[source.engine]\ndata_dir = \"data\"\ntable = \"SessionData\"",
+            "[source.dynamodb_streams]\ntable = \"SessionData\"\nendpoint_url = \"http://127.0.0.1:8000\"",
+        );
+        let config = Config::parse(&streams, Path::new("c.toml")).expect("streams source");
+        assert!(matches!(
+            config.source,
+            Some(SourceConfig::DynamodbStreams(_))
+        ));
+        let typo = streams.replace("endpoint_url", "endpoint");
+        let err = Config::parse(&typo, Path::new("c.toml")).expect_err("typo");
+        assert!(err.to_string().contains("endpoint"), "{err}");
+    }
+
+    #[test]
     fn shipped_example_config_loads_and_its_files_exist() {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy/config/ttlstream.toml");
         let config = Config::load(&path).expect("deploy/config/ttlstream.toml is valid");
@@ -354,7 +457,8 @@ path = "archive"
         let path = dir.path().join("ttl.toml");
         std::fs::write(&path, MINIMAL).expect("write");
         let config = Config::load(&path).expect("load");
-        assert_eq!(config.checkpoint.dir, dir.path().join("state"));
+        let checkpoint = config.checkpoint.expect("checkpoint");
+        assert_eq!(checkpoint.dir, dir.path().join("state"));
         assert_eq!(config.routes[0].filter, Some(dir.path().join("f.json")));
     }
 }

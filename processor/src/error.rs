@@ -70,12 +70,52 @@ pub enum SourceError {
         /// What is wrong.
         message: String,
     },
+    /// A replay file (or stdin) could not be opened or read.
+    #[error("{path}: {action}: {source}")]
+    Read {
+        /// The file (`-` for stdin).
+        path: PathBuf,
+        /// What was being done ("open", "seek", "read").
+        action: &'static str,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// A line of a replay file is not a stream record.
+    #[error("{path}:{line}: {message}")]
+    Malformed {
+        /// The file (`-` for stdin).
+        path: PathBuf,
+        /// 1-based line number.
+        line: u64,
+        /// What is wrong.
+        message: String,
+    },
+    /// A checkpoint position this source cannot use.
+    #[error("checkpoint position {position:?} of {partition}: {message}")]
+    Position {
+        /// The partition (file, shard).
+        partition: String,
+        /// The stored position.
+        position: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A DynamoDB / DynamoDB Streams call failed (after the SDK's retries).
+    #[error("{operation} on {resource}: {message}")]
+    Aws {
+        /// The API operation (`DescribeStream`, `GetRecords`, ...).
+        operation: &'static str,
+        /// The table, stream ARN or shard.
+        resource: String,
+        /// The service's error, with its code.
+        message: String,
+    },
 }
 
 impl SourceError {
     /// Whether trying the same read again may succeed.
     pub fn is_retryable(&self) -> bool {
-        matches!(self, SourceError::Stream { .. })
+        matches!(self, SourceError::Stream { .. } | SourceError::Aws { .. })
     }
 }
 

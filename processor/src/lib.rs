@@ -13,9 +13,9 @@
 //! PutMetricAlarm, and their state changes go to notifiers ([`alarm`],
 //! [`notify`]).
 //!
-//! What it is not (yet): the DynamoDB Streams and Lambda sources and the S3 sink
-//! are separate issues; today the source is the bundled engine
-//! ([`ttlstream_engine`]) and the sink writes local NDJSON files.
+//! Sources ([`sources`]): the bundled engine ([`ttlstream_engine`]), a DynamoDB
+//! stream through the DynamoDB Streams API, and NDJSON replay files or stdin;
+//! the Lambda entry point ([`lambda`]) takes the records Lambda hands it.
 //!
 //! Delivery is at-least-once: a batch's checkpoint is committed only after every
 //! sink acknowledged it, and a batch in flight at a crash is replayed with the
@@ -39,6 +39,7 @@ pub mod delivery;
 pub mod demo;
 pub mod durable_file;
 pub mod error;
+pub mod lambda;
 pub mod metrics;
 pub mod notify;
 pub mod pipeline;

@@ -25,6 +25,44 @@ use crate::sinks::{Sink, SinkBatch};
 use crate::sources::engine::EngineSource;
 use crate::sources::{ReadFrom, Source, StartingPosition};
 
+/// The router and the sinks a config describes (the sidecar's pipeline and the
+/// Lambda handler share them). Sink `i` is the `i`-th of `config.sinks` by name.
+///
+/// # Errors
+/// [`PipelineError::Config`] for an unreadable or invalid filter file.
+pub fn build_routing(config: &Config) -> Result<(Router, Vec<Box<dyn Sink>>), PipelineError> {
+    let names: Vec<&String> = config.sinks.keys().collect();
+    let sinks: Vec<Box<dyn Sink>> = config
+        .sinks
+        .iter()
+        .map(|(name, sink)| match sink {
+            SinkConfig::File(file) => Box::new(FileSink::new(name, file)) as Box<dyn Sink>,
+        })
+        .collect();
+    let mut routes = Vec::new();
+    let mut filters = Vec::new();
+    for route in &config.routes {
+        routes.push(Route {
+            name: route.name.clone(),
+            sinks: route
+                .sinks
+                .iter()
+                .filter_map(|s| names.iter().position(|n| *n == s))
+                .collect(),
+        });
+        filters.push(route.filter.as_deref().map(load_filter_file).transpose()?);
+    }
+    Ok((Router::new(routes, filters), sinks))
+}
+
+fn missing(table: &str) -> PipelineError {
+    ConfigError::Invalid {
+        path: table.into(),
+        message: format!("[{table}] is missing from the config"),
+    }
+    .into()
+}
+
 /// What one [`Pipeline::step`] did.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct StepReport {
@@ -63,9 +101,38 @@ impl Pipeline {
     /// [`PipelineError::Source`] when the source cannot be opened and
     /// [`PipelineError::Checkpoint`] when the checkpoint cannot be read.
     pub fn build(config: &Config) -> Result<Self, PipelineError> {
-        let SourceConfig::Engine(engine) = &config.source;
-        let source = EngineSource::open(engine)?;
-        Self::with_source(config, Box::new(source), engine.starting_position)
+        match &config.source {
+            Some(SourceConfig::Engine(engine)) => {
+                let source = EngineSource::open(engine)?;
+                Self::with_source(config, Box::new(source), engine.starting_position)
+            }
+            Some(SourceConfig::File(file)) => {
+                let source = crate::sources::file::FileSource::open(file)?;
+                Self::with_source(config, Box::new(source), StartingPosition::TrimHorizon)
+            }
+            Some(SourceConfig::DynamodbStreams(_)) => Err(ConfigError::Invalid {
+                path: "source.dynamodb_streams".into(),
+                message: "opens with service calls: use Pipeline::build_async".into(),
+            }
+            .into()),
+            None => Err(missing("source")),
+        }
+    }
+
+    /// As [`Pipeline::build`], for every source, including those that must call
+    /// a service to open (`dynamodb_streams`: DescribeTable, DescribeStream).
+    ///
+    /// # Errors
+    /// As [`Pipeline::build`].
+    pub async fn build_async(config: &Config) -> Result<Self, PipelineError> {
+        match &config.source {
+            Some(SourceConfig::DynamodbStreams(streams)) => {
+                let source =
+                    crate::sources::dynamodb_streams::DynamodbStreamsSource::open(streams).await?;
+                Self::with_source(config, Box::new(source), streams.starting_position)
+            }
+            _ => Self::build(config),
+        }
     }
 
     /// Builds the pipeline around an engine this process already has open (the
@@ -75,7 +142,9 @@ impl Pipeline {
     /// # Errors
     /// As [`Pipeline::build`].
     pub fn build_with_engine(config: &Config, engine: Engine) -> Result<Self, PipelineError> {
-        let SourceConfig::Engine(engine_config) = &config.source;
+        let Some(SourceConfig::Engine(engine_config)) = &config.source else {
+            return Err(missing("source.engine"));
+        };
         let source = EngineSource::with_engine(engine, engine_config);
         Self::with_source(config, Box::new(source), engine_config.starting_position)
     }
@@ -89,27 +158,7 @@ impl Pipeline {
         source: Box<dyn Source>,
         starting_position: StartingPosition,
     ) -> Result<Self, PipelineError> {
-        let names: Vec<&String> = config.sinks.keys().collect();
-        let sinks: Vec<Box<dyn Sink>> = config
-            .sinks
-            .iter()
-            .map(|(name, sink)| match sink {
-                SinkConfig::File(file) => Box::new(FileSink::new(name, file)) as Box<dyn Sink>,
-            })
-            .collect();
-        let mut routes = Vec::new();
-        let mut filters = Vec::new();
-        for route in &config.routes {
-            routes.push(Route {
-                name: route.name.clone(),
-                sinks: route
-                    .sinks
-                    .iter()
-                    .filter_map(|s| names.iter().position(|n| *n == s))
-                    .collect(),
-            });
-            filters.push(route.filter.as_deref().map(load_filter_file).transpose()?);
-        }
+        let (router, sinks) = build_routing(config)?;
         let mut alarms = Vec::new();
         for alarm in &config.alarms {
             let definition = AlarmDefinition::load(&alarm.file)?;
@@ -125,13 +174,16 @@ impl Pipeline {
             }
             alarms.push(AlarmEvaluator::new(definition));
         }
-        let store = CheckpointStore::open(&config.checkpoint.dir, source.id())?;
+        let Some(checkpoint_config) = &config.checkpoint else {
+            return Err(missing("checkpoint"));
+        };
+        let store = CheckpointStore::open(&checkpoint_config.dir, source.id())?;
         let checkpoint = store.load()?;
         let counter = TtlDeletionCounter::new(config.metrics.period_secs, source.tables());
         Ok(Self {
             clock: source.clock(),
             source,
-            router: Router::new(routes, filters),
+            router,
             sinks,
             store,
             checkpoint,
@@ -187,6 +239,28 @@ impl Pipeline {
         Ok(ReadFrom::TrimHorizon)
     }
 
+    /// Reads the next batch: a partitioned source reads from the whole
+    /// checkpoint, any other from [`Pipeline::next_read`].
+    async fn read_batch(
+        &mut self,
+    ) -> Result<
+        (
+            Vec<crate::record::Record>,
+            Option<crate::checkpoint::PartitionProgress>,
+        ),
+        PipelineError,
+    > {
+        if let Some(read) = self
+            .source
+            .read_checkpointed(&self.checkpoint, self.max_records)
+        {
+            let batch = read.await?;
+            return Ok((batch.records, batch.progress));
+        }
+        let from = self.next_read().await?;
+        Ok((self.source.read(&from, self.max_records).await?, None))
+    }
+
     /// Reads, routes and delivers one batch, then commits its checkpoint and
     /// closes the metric periods that are over.
     ///
@@ -198,12 +272,17 @@ impl Pipeline {
             ::metrics::gauge!(names::SWEEPER_LAG_MILLISECONDS, names::TABLE_NAME => table)
                 .set(lag as f64);
         }
-        let from = self.next_read().await?;
-        let records = self.source.read(&from, self.max_records).await?;
+        let replaying = self.checkpoint.in_flight.is_some();
+        let (records, progress) = self.read_batch().await?;
         let Some((first, last)) = records.first().zip(records.last()) else {
             // Periods start at the first record's time, or now if the stream is quiet.
             self.counter.start_at(self.clock.now_millis());
-            if self.checkpoint.in_flight.take().is_some() {
+            let trimmed = self.checkpoint.in_flight.take().is_some();
+            if let Some(progress) = &progress {
+                // A partition moved without records (a closed shard drained).
+                self.checkpoint.commit_partition(progress);
+            }
+            if trimmed || progress.is_some() {
                 // The in-flight range no longer exists in the stream (trimmed).
                 self.store.save(&self.checkpoint)?;
             }
@@ -245,10 +324,11 @@ impl Pipeline {
         }
         // Only a batch that sinks will see needs its range written down first: a
         // batch no route matched has nothing to overwrite on replay.
-        if !per_sink.is_empty() && !matches!(from, ReadFrom::Range { .. }) {
+        if !per_sink.is_empty() && !replaying {
             self.checkpoint.in_flight = Some(InFlight {
                 first: first.clone(),
                 last: last.clone(),
+                partition: progress.clone(),
             });
             self.store.save(&self.checkpoint)?;
         }
@@ -268,10 +348,11 @@ impl Pipeline {
             ::metrics::counter!(names::RECORDS_DELIVERED).increment(count);
         }
 
-        self.checkpoint = Checkpoint {
-            sequence_number: Some(last),
-            in_flight: None,
-        };
+        self.checkpoint.sequence_number = Some(last);
+        self.checkpoint.in_flight = None;
+        if let Some(progress) = &progress {
+            self.checkpoint.commit_partition(progress);
+        }
         self.store.save(&self.checkpoint)?;
         self.stats.batches_committed += 1;
 
@@ -349,6 +430,10 @@ impl Pipeline {
         tokio::pin!(shutdown);
         loop {
             let report = self.step().await?;
+            if report.records == 0 && self.source.exhausted() {
+                tracing::info!(stats = ?self.stats, "source exhausted: last batch committed");
+                return Ok(self.stats);
+            }
             let stop = if report.records == 0 {
                 tokio::select! {
                     () = &mut shutdown => true,

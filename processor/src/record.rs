@@ -141,7 +141,7 @@ impl Record {
 /// Lambda leaves out what a record does not have: no `NewImage` on a REMOVE or an
 /// OLD_IMAGE stream, no `userIdentity` on a user's write. The library type always
 /// serialises them (as `{}` or `null`), so drop them here.
-fn trim_absent_fields(value: &mut Value, has_new_image: bool, has_old_image: bool) {
+pub(crate) fn trim_absent_fields(value: &mut Value, has_new_image: bool, has_old_image: bool) {
     let Some(object) = value.as_object_mut() else {
         return;
     };

@@ -189,7 +189,7 @@ pub fn main() -> ExitCode {
 }
 
 async fn run_sidecar(config: &Config) -> Result<(), PipelineError> {
-    let mut pipeline = Pipeline::build(config)?;
+    let mut pipeline = Pipeline::build_async(config).await?;
     let exporters = crate::metrics::exporters::install(&config.metrics)
         .await
         .map_err(|e| crate::error::ConfigError::Invalid {

@@ -261,16 +261,16 @@ fn create_table(engine: &Engine) -> Result<(), DemoError> {
 /// The pipeline config the demo runs: the same structure `ttlstream run` reads.
 fn demo_config(options: &DemoOptions, data_dir: &Path, filter: &Path, alarm: &Path) -> Config {
     Config {
-        source: SourceConfig::Engine(EngineSourceConfig {
+        source: Some(SourceConfig::Engine(EngineSourceConfig {
             data_dir: data_dir.to_path_buf(),
             table: TABLE.to_string(),
             starting_position: StartingPosition::TrimHorizon,
             region: "local".to_string(),
             sweep_interval_millis: 0,
-        }),
-        checkpoint: CheckpointConfig {
+        })),
+        checkpoint: Some(CheckpointConfig {
             dir: options.work_dir.join("state"),
-        },
+        }),
         routes: vec![RouteConfig {
             name: "ttl-archive".to_string(),
             filter: Some(filter.to_path_buf()),

@@ -18,6 +18,13 @@ pub const ITERATOR_AGE_MILLISECONDS: &str = "IteratorAgeMilliseconds";
 /// yet deleted item has waited (milliseconds; 0 when the sweeper has caught up).
 /// Set before every read of a source that can tell (the `engine` source).
 pub const SWEEPER_LAG_MILLISECONDS: &str = "SweeperLagMilliseconds";
+/// Lines of a replay file that were not stream records and were skipped
+/// (`on_malformed = "skip"`) (Count).
+pub const RECORDS_MALFORMED: &str = "RecordsMalformed";
+/// `TrimmedDataAccessException` answers from DynamoDB Streams: records were
+/// trimmed (older than 24 hours) before they were read, so they are lost to this
+/// reader (Count).
+pub const TRIMMED_DATA_ACCESS: &str = "TrimmedDataAccessExceptions";
 /// The `TableName` dimension.
 pub const TABLE_NAME: &str = "TableName";
 
@@ -51,6 +58,16 @@ pub fn describe() {
         RECORDS_DEAD_LETTERED,
         Unit::Count,
         "Records sent to a dead-letter sink"
+    );
+    describe_counter!(
+        RECORDS_MALFORMED,
+        Unit::Count,
+        "Replay-file lines skipped because they are not stream records"
+    );
+    describe_counter!(
+        TRIMMED_DATA_ACCESS,
+        Unit::Count,
+        "DynamoDB Streams TrimmedDataAccessException answers (records lost to trimming)"
     );
     describe_counter!(
         crate::metrics::TIME_TO_LIVE_DELETED_ITEM_COUNT,

@@ -3,14 +3,34 @@
 //! A source reads batches of [`Record`]s at a position the pipeline gives it; the
 //! pipeline alone keeps the checkpoint, so every source gets the same
 //! at-least-once delivery and crash replay.
+//!
+//! Sources whose position is not one `SequenceNumber` (DynamoDB Streams shards,
+//! a file's byte offset) implement [`Source::read_checkpointed`]: they read from
+//! the whole [`Checkpoint`] and say which partition a batch advances
+//! ([`PartitionProgress`]); the pipeline still writes the in-flight range and
+//! commits, so the checkpoint mechanism stays one.
 
+pub mod dynamodb_streams;
 pub mod engine;
+pub mod event_record;
+pub mod file;
 
 use std::future::Future;
 use std::pin::Pin;
 
+use crate::checkpoint::{Checkpoint, PartitionProgress};
 use crate::error::SourceError;
 use crate::record::Record;
+
+/// A batch of a partitioned source.
+#[derive(Clone, Debug, Default)]
+pub struct SourceBatch {
+    /// The records, in stream order within the partition; may be empty while
+    /// `progress` still moves (a closed shard drained; skipped lines).
+    pub records: Vec<Record>,
+    /// The partition this batch advances; `None`: nothing moved.
+    pub progress: Option<PartitionProgress>,
+}
 
 /// A boxed future, as sources and sinks return them so they can be `dyn`.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -61,6 +81,25 @@ pub trait Source: Send {
 
     /// The `SequenceNumber` of the newest record now, for a `LATEST` start.
     fn latest(&mut self) -> BoxFuture<'_, Result<Option<String>, SourceError>>;
+
+    /// For partitioned sources: reads the next batch of at most `max_records`
+    /// from the positions in `checkpoint`; when `checkpoint.in_flight` names a
+    /// partition, reads exactly that batch again. `None` (the default): the
+    /// source is not partitioned and the pipeline calls [`Source::read`].
+    fn read_checkpointed<'a>(
+        &'a mut self,
+        checkpoint: &'a Checkpoint,
+        max_records: usize,
+    ) -> Option<BoxFuture<'a, Result<SourceBatch, SourceError>>> {
+        let _ = (checkpoint, max_records);
+        None
+    }
+
+    /// Whether the source has ended for good (a file or stdin read to its end):
+    /// the pipeline's `run` then returns after the last batch. Default false.
+    fn exhausted(&self) -> bool {
+        false
+    }
 
     /// The source's view of how far behind it is: items already expired but not
     /// yet deleted (the engine's sweeper lag), when the source can tell.

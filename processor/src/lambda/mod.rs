@@ -1,0 +1,69 @@
+//! The Lambda entry point (`ttlstream-lambda`): a function on a DynamoDB
+//! stream event source mapping, on `lambda_runtime`.
+//!
+//! Configuration: the sidecar's TOML file without `[source]` and
+//! `[checkpoint]` (ignored when present), from `TTLSTREAM_CONFIG`, else
+//! `$LAMBDA_TASK_ROOT/ttlstream.toml` (a file in the deployment package), else
+//! `./ttlstream.toml`. Routes and their filters apply as in the sidecar; the
+//! sinks receive the matching records. A failed record is answered with
+//! `batchItemFailures` naming its `SequenceNumber` (enable
+//! `ReportBatchItemFailures` on the event source mapping). Metrics are written
+//! to stdout as CloudWatch Embedded Metric Format lines after every invocation.
+
+mod handler;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use aws_lambda_events::event::dynamodb::Event;
+use lambda_runtime::{LambdaEvent, service_fn};
+
+pub use handler::{HandlerError, InvocationReport, LambdaHandler};
+
+use crate::config::Config;
+
+/// The environment variable that names the config file.
+pub const CONFIG_ENV: &str = "TTLSTREAM_CONFIG";
+
+/// The config file: `TTLSTREAM_CONFIG`, else `ttlstream.toml` in
+/// `LAMBDA_TASK_ROOT`, else in the working directory.
+pub fn config_path() -> PathBuf {
+    if let Some(path) = std::env::var_os(CONFIG_ENV) {
+        return PathBuf::from(path);
+    }
+    std::env::var_os("LAMBDA_TASK_ROOT")
+        .map_or_else(|| PathBuf::from("."), PathBuf::from)
+        .join("ttlstream.toml")
+}
+
+/// Loads the config, installs the EMF metrics recorder and serves invocations
+/// until the Lambda runtime stops the process.
+///
+/// # Errors
+/// A config, filter or metrics error (reported by Lambda as an init error), or
+/// the runtime's own error.
+pub async fn run() -> Result<(), lambda_runtime::Error> {
+    let path = config_path();
+    let mut config = Config::load_lambda(&path)?;
+    // A function's stdout goes to CloudWatch Logs: EMF is how it publishes metrics.
+    config.metrics.emf = true;
+    config.metrics.prometheus_listen = None;
+    let flusher = crate::metrics::exporters::install(&config.metrics).await?;
+    let handler = Arc::new(LambdaHandler::new(&config)?);
+    tracing::info!(config = %path.display(), routes = config.routes.len(), sinks = config.sinks.len(), "ttlstream-lambda ready");
+    lambda_runtime::run(service_fn(move |event: LambdaEvent<Event>| {
+        let handler = Arc::clone(&handler);
+        let flusher = flusher.clone();
+        async move {
+            let (response, report) = handler.handle(event.payload).await?;
+            tracing::info!(?report, "batch handled");
+            if let Some(flusher) = flusher
+                && let Err(e) = flusher.flush(chrono::Utc::now().timestamp_millis()).await
+            {
+                tracing::error!(error = %e, "metrics flush failed");
+            }
+            Ok::<_, HandlerError>(response)
+        }
+    }))
+    .await
+}
