@@ -41,5 +41,6 @@ export TTLSTREAM_TOOLS_DIR='$TOOLS'
 export TTLSTREAM_PYTHON='$VENV/bin/python'
 export TTLSTREAM_MOTO_SERVER='$VENV/bin/moto_server'
 export TTLSTREAM_S3S_FS='$TOOLS/bin/s3s-fs'
+export TTLSTREAM_CARGO_LAMBDA='$VENV/bin/cargo-lambda'
 export PATH='$VENV/bin:$TOOLS/bin':"\$PATH"
 EXPORTS

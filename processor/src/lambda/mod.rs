@@ -36,6 +36,33 @@ pub fn config_path() -> PathBuf {
         .join("ttlstream.toml")
 }
 
+/// The `ttlstream-lambda` binary's whole `main`: logs to stderr (`RUST_LOG`,
+/// default `info`, no colours or timestamps: CloudWatch Logs adds its own),
+/// then [`run`] on a tokio runtime. Exit code 1 on an init or runtime error.
+pub fn main() -> std::process::ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .without_time()
+        .init();
+    let result = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(lambda_runtime::Error::from)
+        .and_then(|runtime| runtime.block_on(run()));
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            tracing::error!(%error, "ttlstream-lambda stopped");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
 /// Loads the config, installs the EMF metrics recorder and serves invocations
 /// until the Lambda runtime stops the process.
 ///

@@ -1,0 +1,205 @@
+//! `ttlstream-lambda` under `cargo lambda watch` (cargo-lambda's emulation of
+//! the Lambda control plane and Runtime API, no Docker), invoked with `cargo
+//! lambda invoke --data-file` and a DynamoDB event holding TTL deletions, a
+//! user deletion, an insert and a modify: the TTL deletions reach the file
+//! sink, the response is `{"batchItemFailures":[]}`, metrics come out as EMF
+//! lines; a batch whose sink fails answers the first failed record's
+//! SequenceNumber.
+//!
+//! `watch` runs with `--only-lambda-apis` and the function is this crate's
+//! build of the binary (`ttlstream-lambda-e2e`, the same one-line `main`),
+//! started with the Runtime API variables `watch` prints. Letting `watch` build
+//! the function itself (`cargo run -p ttlstream --bin ttlstream-lambda`) works
+//! too, but its build environment differs from the test build's, so every test
+//! run rebuilt the SDK's native dependencies (about 4 minutes here).
+
+use std::net::{Ipv4Addr, SocketAddr, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use ttlstream_tests::server::{free_port, tool};
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+const EVENT: &str = "processor/tests/fixtures/lambda-dynamodb-event.json";
+
+/// The name `watch --only-lambda-apis` serves the function under.
+const FUNCTION: &str = "_";
+
+/// `cargo lambda watch --only-lambda-apis` and the function polling it; both
+/// killed when dropped. Their output goes to `log`.
+struct Watch {
+    watch: Child,
+    function: Option<Child>,
+    port: u16,
+    log: PathBuf,
+}
+
+impl Watch {
+    fn start(cargo_lambda: &Path, config: &Path, log: PathBuf) -> Self {
+        let port = free_port();
+        let output = std::fs::File::create(&log).expect("log file");
+        let watch = Command::new(cargo_lambda)
+            .args(["lambda", "watch", "--only-lambda-apis"])
+            .args(["--invoke-address", "127.0.0.1", "--invoke-port"])
+            .arg(port.to_string())
+            .current_dir(workspace())
+            .stdin(Stdio::null())
+            .stdout(output.try_clone().expect("log"))
+            .stderr(output.try_clone().expect("log"))
+            .spawn()
+            .expect("start cargo lambda watch");
+        let mut this = Self {
+            watch,
+            function: None,
+            port,
+            log,
+        };
+        let address = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while TcpStream::connect_timeout(&address, Duration::from_millis(200)).is_err() {
+            assert!(
+                Instant::now() < deadline,
+                "cargo lambda watch did not listen:\n{}",
+                this.log_text()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let function = Command::new(env!("CARGO_BIN_EXE_ttlstream-lambda-e2e"))
+            .env(
+                "AWS_LAMBDA_RUNTIME_API",
+                format!("http://127.0.0.1:{port}/.rt"),
+            )
+            .env("AWS_LAMBDA_FUNCTION_NAME", FUNCTION)
+            .env("AWS_LAMBDA_FUNCTION_VERSION", "1")
+            .env("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "512")
+            .env("TTLSTREAM_CONFIG", config)
+            .stdin(Stdio::null())
+            .stdout(output.try_clone().expect("log"))
+            .stderr(output)
+            .spawn()
+            .expect("start the function");
+        this.function = Some(function);
+        this
+    }
+
+    fn log_text(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// `cargo lambda invoke --data-file`: the response JSON.
+    fn invoke(&self, cargo_lambda: &Path, data_file: &Path) -> Value {
+        let output = Command::new(cargo_lambda)
+            .args([
+                "lambda",
+                "invoke",
+                "--invoke-address",
+                "127.0.0.1",
+                "--invoke-port",
+            ])
+            .arg(self.port.to_string())
+            .arg("--data-file")
+            .arg(data_file)
+            .arg(FUNCTION)
+            .current_dir(workspace())
+            .output()
+            .expect("cargo lambda invoke");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            output.status.success(),
+            "invoke failed: {}\n{stdout}\n{}\nlog:\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr),
+            self.log_text()
+        );
+        serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("response {stdout:?}: {e}"))
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        for child in self
+            .function
+            .iter_mut()
+            .chain(std::iter::once(&mut self.watch))
+        {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+#[test]
+fn the_lambda_binary_archives_ttl_deletions_and_reports_the_first_failed_record() {
+    let Some(cargo_lambda) = tool("TTLSTREAM_CARGO_LAMBDA") else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().join("ttlstream.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[retry]\nmax_retries = 1\nmin_delay_millis = 1\nmax_delay_millis = 2\n\n\
+             [[routes]]\nname = \"ttl-archive\"\nfilter = \"{}\"\nsinks = [\"archive\"]\n\n\
+             [sinks.archive.file]\npath = \"archive\"\n",
+            workspace()
+                .join("deploy/filters/ttl-system-deletes.json")
+                .display()
+        ),
+    )
+    .expect("config");
+    let watch = Watch::start(&cargo_lambda, &config, dir.path().join("watch.log"));
+
+    let response = watch.invoke(&cargo_lambda, &workspace().join(EVENT));
+    assert_eq!(response, serde_json::json!({"batchItemFailures": []}));
+    let archived = ttlstream_tests::read_archive(&dir.path().join("archive/SessionData"));
+    let ids: Vec<&str> = archived
+        .iter()
+        .map(|r| r["eventID"].as_str().expect("eventID"))
+        .collect();
+    assert_eq!(
+        ids,
+        ["e2", "e5"],
+        "the two TTL deletions; not the insert, modify or user delete"
+    );
+    assert_eq!(archived[0]["userIdentity"]["type"], "Service");
+
+    // The same records from a table whose archive directory cannot be made.
+    let blocked = dir.path().join("blocked-event.json");
+    let text = std::fs::read_to_string(workspace().join(EVENT)).expect("fixture");
+    std::fs::write(
+        &blocked,
+        text.replace("table/SessionData/", "table/Blocked/"),
+    )
+    .expect("write");
+    std::fs::write(dir.path().join("archive/Blocked"), b"a file in the way").expect("write");
+    let response = watch.invoke(&cargo_lambda, &blocked);
+    assert_eq!(
+        response,
+        serde_json::json!({"batchItemFailures": [{"itemIdentifier": "111000000000000000000002"}]})
+    );
+
+    // Metrics left the function as CloudWatch EMF lines on stdout.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let emf = loop {
+        let log = watch.log_text();
+        if let Some(line) = log
+            .lines()
+            .find(|l| l.contains("\"TimeToLiveDeletedItemCount\":2"))
+        {
+            break line.to_string();
+        }
+        assert!(Instant::now() < deadline, "no EMF line in:\n{log}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let emf: Value = serde_json::from_str(&emf).expect("EMF line is JSON");
+    assert_eq!(emf["TableName"], "SessionData");
+    assert_eq!(
+        emf["_aws"]["CloudWatchMetrics"][0]["Namespace"],
+        "TTLStream"
+    );
+}
