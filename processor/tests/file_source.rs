@@ -206,3 +206,81 @@ async fn a_checkpoint_from_another_file_is_refused_not_misread() {
         "{err}"
     );
 }
+
+#[tokio::test]
+async fn a_batch_in_flight_at_a_crash_is_read_again_exactly() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = dir.path().join("replay.ndjson");
+    std::fs::copy(FIXTURE, &input).expect("copy");
+    let config = config(dir.path(), &input, "");
+    // A crash after lines 1-2 were handed to the sinks and before they were
+    // acknowledged: the checkpoint names that batch as in flight.
+    let text = std::fs::read_to_string(FIXTURE).expect("fixture");
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let end = lines[0].len() + lines[1].len();
+    std::fs::create_dir_all(dir.path().join("state")).expect("mkdir");
+    std::fs::write(
+        dir.path().join("state/file-replay.ndjson.checkpoint.json"),
+        serde_json::json!({
+            "sequence_number": null,
+            "in_flight": {
+                "first": "100000000000000000001",
+                "last": "100000000000000000002",
+                "partition": {"partition": input.display().to_string(), "start": "0:0", "end": format!("2:{end}")}
+            }
+        })
+        .to_string(),
+    )
+    .expect("write checkpoint");
+    let mut pipeline = Pipeline::build(&config).expect("pipeline");
+    let report = pipeline.step().await.expect("replay step");
+    assert_eq!(
+        report.records, 2,
+        "exactly the in-flight lines, though max_records is 2 anyway"
+    );
+    let files: Vec<String> = std::fs::read_dir(dir.path().join("archive/SessionData"))
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        files,
+        ["100000000000000000001-100000000000000000002.ndjson"],
+        "the same name the crashed batch had, so a half-written file is overwritten"
+    );
+    assert!(pipeline.checkpoint().in_flight.is_none());
+    assert_eq!(
+        pipeline.checkpoint().partitions[&input.display().to_string()].position,
+        format!("2:{end}")
+    );
+    let stats = pipeline.run(std::future::pending()).await.expect("rest");
+    assert_eq!(archived_ids(dir.path()), ["a2", "a4", "a6"]);
+    assert_eq!(stats.records_read, 6);
+}
+
+#[test]
+fn ttlstream_run_replays_stdin_and_exits_at_its_end() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().expect("tempdir");
+    config(dir.path(), Path::new("-"), "");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ttlstream"))
+        .args(["run", "--config"])
+        .arg(dir.path().join("ttlstream.toml"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start ttlstream run");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(&std::fs::read(FIXTURE).expect("fixture"))
+        .expect("write stdin");
+    let output = child.wait_with_output().expect("wait");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(archived_ids(dir.path()), ["a2", "a4", "a6"]);
+}
