@@ -26,6 +26,15 @@ use serde::{Deserialize, Serialize};
 use crate::durable_file::{file_name_component, write_atomically};
 use crate::error::CheckpointError;
 
+/// Whether `SequenceNumber` `a` comes after `b`. Sequence numbers are decimal
+/// strings of up to 40 digits (DynamoDB Streams API Reference, "StreamRecord");
+/// compared as numbers, so `"10"` comes after `"9"` and zero padding is ignored.
+pub fn sequence_after(a: &str, b: &str) -> bool {
+    let a = a.trim_start_matches('0');
+    let b = b.trim_start_matches('0');
+    (a.len(), a) > (b.len(), b)
+}
+
 /// A sequence-number range handed to sinks and not yet acknowledged.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -234,6 +243,14 @@ mod tests {
         let err = store.load().expect_err("corrupt");
         assert!(matches!(err, CheckpointError::Corrupt { .. }));
         assert!(err.to_string().contains("t.checkpoint.json"), "{err}");
+    }
+
+    #[test]
+    fn sequence_numbers_compare_as_numbers() {
+        assert!(sequence_after("10", "9"));
+        assert!(sequence_after("000000000000000000010", "9"));
+        assert!(!sequence_after("009", "9"));
+        assert!(!sequence_after("8", "000000000000000000009"));
     }
 
     #[test]

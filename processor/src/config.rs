@@ -33,7 +33,8 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::error::ConfigError;
-use crate::sinks::file::FileSinkConfig;
+pub use crate::sinks::SinkConfig;
+use crate::sinks::dead_letter::DeadLetterConfig;
 use crate::sources::engine::EngineSourceConfig;
 
 /// The whole configuration file.
@@ -70,6 +71,24 @@ pub struct Config {
     /// Retries of failed sink writes.
     #[serde(default)]
     pub retry: crate::delivery::RetryConfig,
+    /// Where records go that a sink could not take after its retries. Default:
+    /// none (the pipeline stops instead, without passing the record).
+    #[serde(default)]
+    pub dead_letter: Option<DeadLetterConfig>,
+    /// What logs may contain.
+    #[serde(default)]
+    pub logging: LoggingConfig,
+}
+
+/// `[logging]`: logs never hold attribute values or TTL values; item keys only
+/// when this says so.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LoggingConfig {
+    /// Log the key attributes of records that were dead-lettered, and object
+    /// names built from item keys. Default false.
+    #[serde(default)]
+    pub log_keys: bool,
 }
 
 /// Who reads the config: the sidecar needs a source and a checkpoint, the
@@ -114,14 +133,6 @@ pub struct RouteConfig {
     pub filter: Option<PathBuf>,
     /// Names of sinks under `[sinks.<name>]`.
     pub sinks: Vec<String>,
-}
-
-/// One sink; exactly one of the tables must be present.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "snake_case")]
-pub enum SinkConfig {
-    /// NDJSON files on local disk (`[sinks.<name>.file]`).
-    File(FileSinkConfig),
 }
 
 /// Metric settings.
@@ -296,6 +307,34 @@ impl Config {
         if self.batch.max_records == 0 {
             return Err(invalid("batch.max_records: must be at least 1".into()));
         }
+        for (name, sink) in &self.sinks {
+            sink.check()
+                .map_err(|e| invalid(format!("sinks.{name}.{e}")))?;
+        }
+        if let Some(dead_letter) = &self.dead_letter {
+            let Some(sink) = self.sinks.get(&dead_letter.sink) else {
+                return Err(invalid(format!(
+                    "dead_letter.sink: no sink named `{}`",
+                    dead_letter.sink
+                )));
+            };
+            if self
+                .routes
+                .iter()
+                .any(|r| r.sinks.contains(&dead_letter.sink))
+            {
+                return Err(invalid(format!(
+                    "dead_letter.sink: `{}` is also a route's sink; give dead letters their own sink",
+                    dead_letter.sink
+                )));
+            }
+            if sink.names_by_keys() {
+                return Err(invalid(format!(
+                    "dead_letter.sink: `{}` names objects by item keys ({{keys...}}); dead letters need a template without them",
+                    dead_letter.sink
+                )));
+            }
+        }
         for (i, route) in self.routes.iter().enumerate() {
             if route.sinks.is_empty() {
                 return Err(invalid(format!(
@@ -336,9 +375,7 @@ impl Config {
             }
         }
         for sink in self.sinks.values_mut() {
-            match sink {
-                SinkConfig::File(file) => join(&mut file.path),
-            }
+            sink.resolve_paths(base);
         }
         for alarm in &mut self.alarms {
             join(&mut alarm.file);
@@ -389,6 +426,45 @@ path = "archive"
         let text = MINIMAL.replace("[sinks.archive.file]", "[sinks.archive.ftp]");
         let err = Config::parse(&text, Path::new("c.toml")).expect_err("unknown variant");
         assert!(err.to_string().contains("ftp"), "{err}");
+    }
+
+    #[test]
+    fn s3_sink_mistakes_name_the_sink_and_field() {
+        let s3 = |body: &str| {
+            let text = MINIMAL.replace(
+                "[sinks.archive.file]\npath = \"archive\"",
+                &format!("[sinks.archive.s3]\n{body}"),
+            );
+            Config::parse(&text, Path::new("c.toml"))
+        };
+        let ok = s3("bucket = \"b\"\ncompression = \"zstd\"").expect("valid");
+        assert!(
+            matches!(&ok.sinks["archive"], SinkConfig::S3(c) if c.template().as_str().ends_with(".ndjson.zst"))
+        );
+        let err = s3("bucket = \"s3://b/\"").expect_err("bucket with scheme");
+        assert!(err.to_string().contains("sinks.archive.s3.bucket"), "{err}");
+        let err = s3("bucket = \"b\"\nkey_template = \"x/{date}.ndjson\"")
+            .expect_err("batches overwrite");
+        assert!(err.to_string().contains("{first_sequence}"), "{err}");
+        let err =
+            s3("bucket = \"b\"\nkey_template = \"x/{dat}\"").expect_err("unknown placeholder");
+        assert!(err.to_string().contains("{dat}"), "{err}");
+        let err = s3("bucket = \"b\"\nssekms_key_id = \"k\"").expect_err("kms id without kms");
+        assert!(err.to_string().contains("aws:kms"), "{err}");
+    }
+
+    #[test]
+    fn dead_letter_sink_must_exist_and_not_be_routed() {
+        let text = format!("{MINIMAL}\n[dead_letter]\nsink = \"archive\"\n");
+        let err = Config::parse(&text, Path::new("c.toml")).expect_err("routed");
+        assert!(err.to_string().contains("dead_letter.sink"), "{err}");
+        let text = format!("{MINIMAL}\n[dead_letter]\nsink = \"nowhere\"\n");
+        let err = Config::parse(&text, Path::new("c.toml")).expect_err("missing");
+        assert!(err.to_string().contains("no sink named `nowhere`"), "{err}");
+        let text = format!(
+            "{MINIMAL}\n[sinks.failed.file]\npath = \"dlq\"\n\n[dead_letter]\nsink = \"failed\"\n"
+        );
+        Config::parse(&text, Path::new("c.toml")).expect("valid dead letter");
     }
 
     #[test]

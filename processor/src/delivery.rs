@@ -1,6 +1,7 @@
 //! Retrying a sink write: the one retry loop every sink shares (`backon`,
-//! exponential backoff with jitter). AWS SDK calls inside a sink additionally use
-//! the SDK's own retry configuration.
+//! exponential backoff with jitter), and the dead-letter path for what still
+//! fails. AWS SDK calls inside a sink are retried by the SDK's own retry
+//! configuration instead ([`SinkError::is_retryable`] is false for them).
 
 use std::time::Duration;
 
@@ -8,6 +9,8 @@ use backon::{ExponentialBuilder, Retryable};
 use serde::Deserialize;
 
 use crate::error::SinkError;
+use crate::record::Record;
+use crate::sinks::dead_letter::envelope;
 use crate::sinks::{Sink, SinkBatch};
 
 /// `[retry]`: how often a failed sink write is tried again.
@@ -70,12 +73,78 @@ pub async fn deliver(
         .await
 }
 
+/// A sink's batch that failed after its retries.
+#[derive(Debug)]
+pub struct Failure<'a> {
+    /// The sink that failed.
+    pub sink: String,
+    /// Its last error.
+    pub error: SinkError,
+    /// The records it could not take.
+    pub records: Vec<&'a Record>,
+}
+
+/// Writes the dead letters of `failures` (one envelope per record, see
+/// [`crate::sinks::dead_letter`]) to `dead_letter` as one batch per table named
+/// by `first..=last`, retried like any sink write. Logs each failure without
+/// attribute values; with `log_keys`, each record's `Keys`.
+///
+/// # Errors
+/// The dead-letter sink's error when it, too, fails after its retries.
+pub async fn dead_letter(
+    dead_letter: &dyn Sink,
+    failures: &[Failure<'_>],
+    (first, last): (&str, &str),
+    policy: &RetryConfig,
+    log_keys: bool,
+) -> Result<u64, SinkError> {
+    let mut letters: Vec<Record> = Vec::new();
+    for failure in failures {
+        tracing::error!(
+            sink = %failure.sink,
+            error = %failure.error,
+            records = failure.records.len(),
+            first_sequence = first,
+            last_sequence = last,
+            dead_letter = dead_letter.name(),
+            "sink failed after retries; its records go to the dead-letter sink"
+        );
+        let text = failure.error.to_string();
+        for record in &failure.records {
+            if log_keys {
+                tracing::warn!(
+                    sink = %failure.sink,
+                    sequence_number = %record.sequence_number,
+                    keys = %crate::record::keys_json(record),
+                    "dead-lettered record"
+                );
+            }
+            letters.push(envelope(record, &failure.sink, &text));
+        }
+    }
+    let mut tables: Vec<&str> = letters.iter().map(|l| l.table_name.as_str()).collect();
+    tables.sort_unstable();
+    tables.dedup();
+    for table_name in tables {
+        let batch = SinkBatch {
+            table_name,
+            first_sequence_number: first,
+            last_sequence_number: last,
+            records: letters
+                .iter()
+                .filter(|l| l.table_name == table_name)
+                .collect(),
+        };
+        deliver(dead_letter, &batch, policy).await?;
+    }
+    Ok(letters.len() as u64)
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     use super::*;
-    use crate::record::Record;
     use crate::sources::BoxFuture;
 
     struct Flaky {

@@ -135,13 +135,59 @@ pub enum SinkError {
         /// The I/O error.
         source: std::io::Error,
     },
+    /// An AWS request failed after the SDK's own retries (not retried again).
+    #[error("sink {sink}: {operation} s3://{bucket}/{object}: {message}")]
+    Aws {
+        /// The sink's name.
+        sink: String,
+        /// The S3 operation.
+        operation: &'static str,
+        /// The bucket.
+        bucket: String,
+        /// The object key, or a placeholder when it holds item keys and
+        /// `log_keys` is off.
+        object: String,
+        /// The SDK's error and its causes.
+        message: String,
+    },
+    /// The sink cannot write this record at all (its object name cannot be
+    /// rendered); retrying cannot help.
+    #[error("sink {sink}: record {sequence_number}: {message}")]
+    Record {
+        /// The sink's name.
+        sink: String,
+        /// The record's `SequenceNumber`.
+        sequence_number: String,
+        /// What is wrong (never an attribute value).
+        message: String,
+    },
+    /// Compressing a batch failed.
+    #[error("sink {sink}: compressing a batch: {source}")]
+    Encode {
+        /// The sink's name.
+        sink: String,
+        /// The compressor's error.
+        source: std::io::Error,
+    },
 }
 
 impl SinkError {
-    /// Whether writing the same batch again may succeed. Local I/O errors are
-    /// retried: a full disk or a transient permission problem may clear.
+    /// Whether writing the same batch again may succeed, so that the backon loop
+    /// of [`crate::delivery`] should try again. Local I/O errors are retried: a
+    /// full disk or a transient permission problem may clear. AWS errors are
+    /// not: the SDK has already retried them under its own retry config.
     pub fn is_retryable(&self) -> bool {
         matches!(self, SinkError::Io { .. })
+    }
+
+    /// The name of the sink that failed.
+    pub fn sink(&self) -> &str {
+        match self {
+            SinkError::Io { sink, .. }
+            | SinkError::Aws { sink, .. }
+            | SinkError::Record { sink, .. }
+            | SinkError::Encode { sink, .. } => sink,
+        }
     }
 }
 

@@ -17,9 +17,14 @@
 //! stream through the DynamoDB Streams API, and NDJSON replay files or stdin;
 //! the Lambda entry point ([`lambda`]) takes the records Lambda hands it.
 //!
-//! Delivery is at-least-once: a batch's checkpoint is committed only after every
-//! sink acknowledged it, and a batch in flight at a crash is replayed with the
-//! same `SequenceNumber` range, so file names repeat and nothing is duplicated.
+//! Sinks ([`sinks`]): local NDJSON files, S3 objects (batched or one per record,
+//! gzip/zstd, SSE, multipart), stdout, and a dead-letter sink for what a sink
+//! cannot take after its retries.
+//!
+//! Delivery is at-least-once: records are batched ([`batcher`]) and a batch's
+//! checkpoint is committed only after every sink acknowledged it (or its records
+//! were dead-lettered); a batch in flight at a crash is replayed with the same
+//! `SequenceNumber` range, so object names repeat and nothing is duplicated.
 //!
 //! ```no_run
 //! # async fn example() -> Result<(), Box<dyn std::error::Error>> {
@@ -32,6 +37,7 @@
 //! ```
 
 pub mod alarm;
+pub mod batcher;
 pub mod checkpoint;
 pub mod cli;
 pub mod config;

@@ -1,12 +1,13 @@
 //! The pipeline: source -> router -> sinks, then checkpoint, metrics and alarms.
 //!
-//! One [`Pipeline::step`] reads one batch, hands each sink the records its routes
-//! matched, waits for every sink to acknowledge, and only then commits the
-//! checkpoint (at-least-once). Before sinks see a batch its range is written into
-//! the checkpoint as in flight, so a crash replays exactly that range and sinks
+//! One [`Pipeline::step`] reads one source batch into the open batch
+//! ([`crate::batcher`]). When a sink's limit closes it, every sink gets the
+//! records its routes matched; only when every sink has acknowledged (or its
+//! records went to the dead-letter sink) is the checkpoint committed
+//! (at-least-once). Before sinks see a batch its range is written into the
+//! checkpoint as in flight, so a crash replays exactly that range and sinks
 //! overwrite rather than duplicate.
 
-use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
@@ -14,30 +15,41 @@ use std::time::Duration;
 use ttlstream_engine::{Clock, Engine};
 
 use crate::alarm::{AlarmDefinition, AlarmEvaluator, AlarmTransition};
-use crate::checkpoint::{Checkpoint, CheckpointStore, InFlight};
-use crate::config::{Config, SinkConfig, SourceConfig};
-use crate::delivery::{RetryConfig, deliver};
+use crate::batcher::{Batcher, ClosedBatch};
+use crate::checkpoint::{Checkpoint, CheckpointStore, InFlight, PartitionProgress, sequence_after};
+use crate::config::{Config, SourceConfig};
+use crate::delivery::{Failure, RetryConfig, deliver};
 use crate::error::{ConfigError, PipelineError, SourceError};
 use crate::metrics::{Datapoint, PipelineStats, TtlDeletionCounter, names};
+use crate::record::Record;
 use crate::router::{Route, Router, load_filter_file};
-use crate::sinks::file::FileSink;
-use crate::sinks::{Sink, SinkBatch};
+use crate::sinks::Sink;
 use crate::sources::engine::EngineSource;
 use crate::sources::{ReadFrom, Source, StartingPosition};
 
+/// The names of the sinks routes can use, in sink-index order: every sink of
+/// `config.sinks` by name except the dead-letter sink.
+fn routed_sink_names(config: &Config) -> Vec<&String> {
+    let dead_letter = config.dead_letter.as_ref().map(|d| &d.sink);
+    config
+        .sinks
+        .keys()
+        .filter(|name| Some(*name) != dead_letter)
+        .collect()
+}
+
 /// The router and the sinks a config describes (the sidecar's pipeline and the
-/// Lambda handler share them). Sink `i` is the `i`-th of `config.sinks` by name.
+/// Lambda handler share them). Sink `i` is the `i`-th of `config.sinks` by
+/// name, the dead-letter sink left out.
 ///
 /// # Errors
 /// [`PipelineError::Config`] for an unreadable or invalid filter file.
 pub fn build_routing(config: &Config) -> Result<(Router, Vec<Box<dyn Sink>>), PipelineError> {
-    let names: Vec<&String> = config.sinks.keys().collect();
-    let sinks: Vec<Box<dyn Sink>> = config
-        .sinks
+    let names = routed_sink_names(config);
+    let log_keys = config.logging.log_keys;
+    let sinks: Vec<Box<dyn Sink>> = names
         .iter()
-        .map(|(name, sink)| match sink {
-            SinkConfig::File(file) => Box::new(FileSink::new(name, file)) as Box<dyn Sink>,
-        })
+        .map(|name| config.sinks[*name].build(name, log_keys))
         .collect();
     let mut routes = Vec::new();
     let mut filters = Vec::new();
@@ -79,6 +91,13 @@ pub struct Pipeline {
     source: Box<dyn Source>,
     router: Router,
     sinks: Vec<Box<dyn Sink>>,
+    dead_letter: Option<Box<dyn Sink>>,
+    log_keys: bool,
+    batcher: Batcher,
+    /// The in-flight range being read again after a crash or a failed write.
+    replay: Option<InFlight>,
+    /// A partitioned source's progress for the open batch (one read per batch).
+    open_progress: Option<PartitionProgress>,
     store: CheckpointStore,
     checkpoint: Checkpoint,
     starting_position: StartingPosition,
@@ -159,6 +178,17 @@ impl Pipeline {
         starting_position: StartingPosition,
     ) -> Result<Self, PipelineError> {
         let (router, sinks) = build_routing(config)?;
+        let limits = routed_sink_names(config)
+            .iter()
+            .map(|name| config.sinks[*name].batch())
+            .collect();
+        let log_keys = config.logging.log_keys;
+        let dead_letter = config.dead_letter.as_ref().and_then(|d| {
+            config
+                .sinks
+                .get(&d.sink)
+                .map(|sink| sink.build(&d.sink, log_keys))
+        });
         let mut alarms = Vec::new();
         for alarm in &config.alarms {
             let definition = AlarmDefinition::load(&alarm.file)?;
@@ -185,6 +215,11 @@ impl Pipeline {
             source,
             router,
             sinks,
+            dead_letter,
+            log_keys,
+            batcher: Batcher::new(limits),
+            replay: checkpoint.in_flight.clone(),
+            open_progress: None,
             store,
             checkpoint,
             starting_position,
@@ -218,9 +253,28 @@ impl Pipeline {
         self.source.as_ref()
     }
 
+    /// Replaces the sink named like `sink` (from the config) with `sink`: a
+    /// caller's own S3 client, a test double. Unknown names are ignored.
+    #[must_use]
+    pub fn with_sink(mut self, sink: Box<dyn Sink>) -> Self {
+        if let Some(dead_letter) = &self.dead_letter
+            && dead_letter.name() == sink.name()
+        {
+            self.dead_letter = Some(sink);
+            return self;
+        }
+        if let Some(slot) = self.sinks.iter_mut().find(|s| s.name() == sink.name()) {
+            *slot = sink;
+        }
+        self
+    }
+
     /// Where the next read starts; resolves a `LATEST` start once and persists it.
     async fn next_read(&mut self) -> Result<ReadFrom, PipelineError> {
-        if let Some(in_flight) = &self.checkpoint.in_flight {
+        if let Some((_, last_read)) = self.batcher.range() {
+            return Ok(ReadFrom::After(last_read.to_string()));
+        }
+        if let Some(in_flight) = &self.replay {
             return Ok(ReadFrom::Range {
                 first: in_flight.first.clone(),
                 last: in_flight.last.clone(),
@@ -261,23 +315,26 @@ impl Pipeline {
         Ok((self.source.read(&from, self.max_records).await?, None))
     }
 
-    /// Reads, routes and delivers one batch, then commits its checkpoint and
-    /// closes the metric periods that are over.
+    /// Reads one source batch and adds it to the open batch; writes the open
+    /// batch to every sink when a sink's limit (records, bytes, age) is
+    /// reached, then commits its checkpoint; closes the metric periods that are
+    /// over.
     ///
     /// # Errors
     /// A source, sink or checkpoint error. The checkpoint is then not advanced:
-    /// the next step (or the next process) replays the batch.
+    /// the next step (or the next process) reads the batch again.
     pub async fn step(&mut self) -> Result<StepReport, PipelineError> {
         for (table, lag) in self.source.sweeper_lag_millis() {
             ::metrics::gauge!(names::SWEEPER_LAG_MILLISECONDS, names::TABLE_NAME => table)
                 .set(lag as f64);
         }
-        let replaying = self.checkpoint.in_flight.is_some();
         let (records, progress) = self.read_batch().await?;
-        let Some((first, last)) = records.first().zip(records.last()) else {
+        let read = records.len();
+        if read == 0 && self.batcher.range().is_none() {
             // Periods start at the first record's time, or now if the stream is quiet.
             self.counter.start_at(self.clock.now_millis());
-            let trimmed = self.checkpoint.in_flight.take().is_some();
+            let trimmed = self.replay.take().is_some();
+            self.checkpoint.in_flight = None;
             if let Some(progress) = &progress {
                 // A partition moved without records (a closed shard drained).
                 self.checkpoint.commit_partition(progress);
@@ -289,85 +346,178 @@ impl Pipeline {
             let report = self.close_periods(self.clock.now_millis());
             self.notify(&report).await;
             return Ok(report);
-        };
-        let (first, last) = (first.sequence_number.clone(), last.sequence_number.clone());
-
-        let mut per_sink: BTreeMap<(usize, &str), Vec<&crate::record::Record>> = BTreeMap::new();
-        for record in &records {
-            self.counter.observe(record);
-            self.stats.records_read += 1;
-            ::metrics::counter!(names::RECORDS_READ).increment(1);
-            if record.is_ttl_deletion {
-                self.stats.ttl_deletions += 1;
+        }
+        let newest = records.last().map(|r| r.approximate_creation_millis);
+        // A partitioned source's read is one batch: its checkpoint can name one
+        // partition's progress, so batches do not span reads.
+        let partitioned = progress.is_some();
+        self.open_progress = progress;
+        let split = self.replay.is_none() && !partitioned;
+        let mut replay_done = read == 0 || partitioned;
+        for record in records {
+            if let Some(range) = &self.replay
+                && !partitioned
+                && sequence_after(&record.sequence_number, &range.last)
+            {
+                replay_done = true;
+                break;
             }
-            let routes = self.router.route(record).map_err(|e| SourceError::Record {
-                table: record.table_name.clone(),
-                sequence_number: record.sequence_number.clone(),
-                message: e.to_string(),
-            })?;
-            if !routes.is_empty() {
-                self.stats.records_matched += 1;
-                ::metrics::counter!(names::RECORDS_MATCHED).increment(1);
+            let sinks = self.observe_and_route(&record)?;
+            if split && !self.batcher.fits(&record, &sinks) {
+                self.flush().await?;
             }
-            let mut sinks: Vec<usize> = routes
-                .iter()
-                .flat_map(|r| self.router.routes()[*r].sinks.iter().copied())
-                .collect();
-            sinks.sort_unstable();
-            sinks.dedup();
-            for sink in sinks {
-                per_sink
-                    .entry((sink, record.table_name.as_str()))
-                    .or_default()
-                    .push(record);
+            if self.batcher.push(record, &sinks) && split {
+                self.flush().await?;
             }
         }
-        // Only a batch that sinks will see needs its range written down first: a
-        // batch no route matched has nothing to overwrite on replay.
-        if !per_sink.is_empty() && !replaying {
-            self.checkpoint.in_flight = Some(InFlight {
-                first: first.clone(),
-                last: last.clone(),
-                partition: progress.clone(),
-            });
-            self.store.save(&self.checkpoint)?;
-        }
-        for ((sink, table), batch_records) in per_sink {
-            let count = batch_records.len() as u64;
-            let batch = SinkBatch {
-                table_name: table,
-                first_sequence_number: &first,
-                last_sequence_number: &last,
-                records: batch_records,
-            };
-            if let Err(e) = deliver(self.sinks[sink].as_ref(), &batch, &self.retry).await {
-                ::metrics::counter!(names::RECORDS_FAILED).increment(count);
-                return Err(e.into());
+        if partitioned {
+            self.flush().await?;
+        } else if let Some(range) = &self.replay {
+            replay_done |= self
+                .batcher
+                .range()
+                .is_some_and(|(_, last)| last == range.last);
+            if replay_done {
+                self.flush().await?;
             }
-            self.stats.records_delivered += count;
-            ::metrics::counter!(names::RECORDS_DELIVERED).increment(count);
+        } else if !self.batcher.holds_records() || self.batcher.is_due(std::time::Instant::now()) {
+            self.flush().await?;
         }
 
-        self.checkpoint.sequence_number = Some(last);
-        self.checkpoint.in_flight = None;
-        if let Some(progress) = &progress {
-            self.checkpoint.commit_partition(progress);
+        if let Some(newest) = newest {
+            let age_millis = self.clock.now_millis().saturating_sub(newest).max(0);
+            ::metrics::gauge!(names::ITERATOR_AGE_MILLISECONDS).set(age_millis as f64);
         }
-        self.store.save(&self.checkpoint)?;
-        self.stats.batches_committed += 1;
-
-        let newest = records.last().map_or(0, |r| r.approximate_creation_millis);
-        let age_millis = self.clock.now_millis().saturating_sub(newest).max(0);
-        ::metrics::gauge!(names::ITERATOR_AGE_MILLISECONDS).set(age_millis as f64);
-        let watermark = if records.len() < self.max_records {
+        let newest = newest.unwrap_or(0);
+        let watermark = if read < self.max_records {
             newest.max(self.clock.now_millis())
         } else {
             newest
         };
         let mut report = self.close_periods(watermark);
-        report.records = records.len();
+        report.records = read;
         self.notify(&report).await;
         Ok(report)
+    }
+
+    /// Counts a record and returns the sinks (indices) its routes send it to.
+    fn observe_and_route(&mut self, record: &Record) -> Result<Vec<usize>, PipelineError> {
+        self.counter.observe(record);
+        self.stats.records_read += 1;
+        ::metrics::counter!(names::RECORDS_READ).increment(1);
+        if record.is_ttl_deletion {
+            self.stats.ttl_deletions += 1;
+        }
+        let routes = self.router.route(record).map_err(|e| SourceError::Record {
+            table: record.table_name.clone(),
+            sequence_number: record.sequence_number.clone(),
+            message: e.to_string(),
+        })?;
+        if !routes.is_empty() {
+            self.stats.records_matched += 1;
+            ::metrics::counter!(names::RECORDS_MATCHED).increment(1);
+        }
+        let mut sinks: Vec<usize> = routes
+            .iter()
+            .flat_map(|r| self.router.routes()[*r].sinks.iter().copied())
+            .collect();
+        sinks.sort_unstable();
+        sinks.dedup();
+        Ok(sinks)
+    }
+
+    /// Writes the open batch to every sink that holds records, sends what a sink
+    /// could not take after its retries to the dead-letter sink, and commits the
+    /// checkpoint past the batch. A no-op without an open batch. Called by
+    /// [`Pipeline::step`] when a limit is reached and by [`Pipeline::run`] on
+    /// shutdown; call it after the last step when driving the pipeline by hand.
+    ///
+    /// # Errors
+    /// A sink error when a sink failed and there is no dead-letter sink (or it
+    /// failed too); a checkpoint error. The checkpoint then still holds the
+    /// batch as in flight, and the next step reads it again.
+    pub async fn flush(&mut self) -> Result<(), PipelineError> {
+        let Some(closed) = self.batcher.take() else {
+            return Ok(());
+        };
+        let range = match self.replay.take() {
+            Some(range) => range,
+            None => InFlight {
+                first: closed.first.clone(),
+                last: closed.last.clone(),
+                partition: self.open_progress.take(),
+            },
+        };
+        self.open_progress = None;
+        if closed.is_empty() {
+            // Nothing for any sink: nothing to overwrite on replay either.
+            return self.commit(range);
+        }
+        if self.checkpoint.in_flight.as_ref() != Some(&range) {
+            self.checkpoint.in_flight = Some(range.clone());
+            self.store.save(&self.checkpoint)?;
+        }
+        let result = self.deliver(&closed, &range).await;
+        if let Err(error) = result {
+            // Read the same range again on the next step.
+            self.replay = Some(range);
+            return Err(error);
+        }
+        self.commit(range)
+    }
+
+    async fn deliver(
+        &mut self,
+        closed: &ClosedBatch,
+        range: &InFlight,
+    ) -> Result<(), PipelineError> {
+        let mut failures = Vec::new();
+        for (sink, batch) in closed.sink_batches(&range.first, &range.last) {
+            let count = batch.records.len() as u64;
+            match deliver(self.sinks[sink].as_ref(), &batch, &self.retry).await {
+                Ok(()) => {
+                    self.stats.records_delivered += count;
+                    ::metrics::counter!(names::RECORDS_DELIVERED).increment(count);
+                }
+                Err(error) => {
+                    ::metrics::counter!(names::RECORDS_FAILED).increment(count);
+                    let Some(_) = &self.dead_letter else {
+                        return Err(error.into());
+                    };
+                    failures.push(Failure {
+                        sink: self.sinks[sink].name().to_string(),
+                        error,
+                        records: batch.records,
+                    });
+                }
+            }
+        }
+        if let Some(dead_letter) = &self.dead_letter
+            && !failures.is_empty()
+        {
+            let count = crate::delivery::dead_letter(
+                dead_letter.as_ref(),
+                &failures,
+                (&range.first, &range.last),
+                &self.retry,
+                self.log_keys,
+            )
+            .await?;
+            self.stats.records_dead_lettered += count;
+            ::metrics::counter!(names::RECORDS_DEAD_LETTERED).increment(count);
+        }
+        Ok(())
+    }
+
+    fn commit(&mut self, range: InFlight) -> Result<(), PipelineError> {
+        self.checkpoint.sequence_number = Some(range.last);
+        self.checkpoint.in_flight = None;
+        if let Some(progress) = &range.partition {
+            self.checkpoint.commit_partition(progress);
+        }
+        self.store.save(&self.checkpoint)?;
+        self.stats.batches_committed += 1;
+        Ok(())
     }
 
     /// Delivers the step's alarm state changes to the configured notifiers.
@@ -418,8 +568,8 @@ impl Pipeline {
         self.close_periods(watermark_millis)
     }
 
-    /// Runs until `shutdown` completes. The batch in progress when it does is
-    /// finished and checkpointed first; nothing is cut off mid-write.
+    /// Runs until `shutdown` completes. The open batch is then written and
+    /// checkpointed first; nothing is cut off mid-write.
     ///
     /// # Errors
     /// The first error of a [`Pipeline::step`].
@@ -431,6 +581,9 @@ impl Pipeline {
         loop {
             let report = self.step().await?;
             if report.records == 0 && self.source.exhausted() {
+                if self.replay.is_none() {
+                    self.flush().await?;
+                }
                 tracing::info!(stats = ?self.stats, "source exhausted: last batch committed");
                 return Ok(self.stats);
             }
@@ -447,6 +600,10 @@ impl Pipeline {
                 }
             };
             if stop {
+                // An interrupted replay stays in flight and is read again on start.
+                if self.replay.is_none() {
+                    self.flush().await?;
+                }
                 tracing::info!(stats = ?self.stats, "shutting down: last batch committed");
                 return Ok(self.stats);
             }

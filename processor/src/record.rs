@@ -138,6 +138,24 @@ impl Record {
     }
 }
 
+/// The record's `dynamodb.Keys` as compact JSON (`{}` when absent): what a log
+/// line may show of a record when `log_keys` is on, and nothing more.
+pub fn keys_json(record: &Record) -> String {
+    #[derive(serde::Deserialize)]
+    struct Shape {
+        dynamodb: Stream,
+    }
+    #[derive(serde::Deserialize)]
+    struct Stream {
+        #[serde(rename = "Keys", default)]
+        keys: Option<Value>,
+    }
+    serde_json::from_slice::<Shape>(&record.json)
+        .ok()
+        .and_then(|shape| shape.dynamodb.keys)
+        .map_or_else(|| "{}".to_string(), |keys| keys.to_string())
+}
+
 /// Lambda leaves out what a record does not have: no `NewImage` on a REMOVE or an
 /// OLD_IMAGE stream, no `userIdentity` on a user's write. The library type always
 /// serialises them (as `{}` or `null`), so drop them here.

@@ -105,6 +105,7 @@ period_secs = 60
             break;
         }
     }
+    pipeline.flush().await.expect("write the open batch");
     let data = recorder.flush();
     assert_eq!(
         value(&data, "RecordsRead", None),

@@ -125,6 +125,9 @@ sinks = ["archive"]
 
 [sinks.archive.file]
 path = "archive"
+
+[sinks.archive.file.batch]
+max_records = 25
 "#,
     )
     .expect("config");

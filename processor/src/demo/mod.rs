@@ -180,6 +180,10 @@ pub async fn run(options: &DemoOptions) -> Result<DemoSummary, DemoError> {
             last_deleted = deleted;
         }
         let caught_up = report.records == 0;
+        if caught_up {
+            // Archive what the open batch holds rather than wait for its age.
+            pipeline.flush().await?;
+        }
         let now_millis = clock.now_millis();
         if end_secs.is_none() && caught_up && deleted >= item_count {
             let done_secs = now_millis
@@ -278,9 +282,7 @@ fn demo_config(options: &DemoOptions, data_dir: &Path, filter: &Path, alarm: &Pa
         }],
         sinks: BTreeMap::from([(
             "archive".to_string(),
-            SinkConfig::File(FileSinkConfig {
-                path: options.archive_dir.clone(),
-            }),
+            SinkConfig::File(FileSinkConfig::new(options.archive_dir.clone())),
         )]),
         metrics: MetricsConfig {
             period_secs: options.period_secs,
@@ -292,5 +294,7 @@ fn demo_config(options: &DemoOptions, data_dir: &Path, filter: &Path, alarm: &Pa
         notifiers: Vec::new(),
         batch: BatchConfig::default(),
         retry: Default::default(),
+        dead_letter: None,
+        logging: Default::default(),
     }
 }

@@ -31,4 +31,6 @@ pub struct PipelineStats {
     pub ttl_deletions: u64,
     /// Batches whose checkpoint was committed.
     pub batches_committed: u64,
+    /// Records written to the dead-letter sink (one per failed sink).
+    pub records_dead_lettered: u64,
 }

@@ -1,5 +1,6 @@
-//! `file` sink: NDJSON files on local disk, one file per source batch, named after
-//! the batch's `SequenceNumber` range.
+//! `file` sink: NDJSON files on local disk (optionally gzip or zstd), one file
+//! per batch, mode 0600, named after the batch's `SequenceNumber` range; the
+//! batch limits rotate files by records, bytes and age.
 
 mod config;
 mod request;

@@ -5,9 +5,10 @@
 use std::path::{Path, PathBuf};
 
 use super::config::FileSinkConfig;
-use super::request::{body, object_name};
+use super::request::object_name;
 use crate::durable_file::write_atomically;
 use crate::error::SinkError;
+use crate::sinks::encoding::{Compression, ndjson};
 use crate::sinks::{Sink, SinkBatch};
 use crate::sources::BoxFuture;
 
@@ -16,6 +17,7 @@ use crate::sources::BoxFuture;
 pub struct FileSink {
     name: String,
     root: PathBuf,
+    compression: Compression,
 }
 
 impl FileSink {
@@ -24,6 +26,7 @@ impl FileSink {
         Self {
             name: name.to_string(),
             root: config.path.clone(),
+            compression: config.compression,
         }
     }
 
@@ -53,20 +56,29 @@ impl Sink for FileSink {
     }
 
     fn write<'a>(&'a self, batch: &'a SinkBatch<'a>) -> BoxFuture<'a, Result<(), SinkError>> {
-        let relative = object_name(batch);
-        let bytes = body(batch);
+        let relative = object_name(batch, self.compression);
+        let plain = ndjson(batch.records.iter().copied());
         let sink = self.clone();
         Box::pin(async move {
-            tokio::task::spawn_blocking(move || sink.write_blocking(&relative, &bytes))
-                .await
-                .unwrap_or_else(|join| {
-                    Err(SinkError::Io {
-                        sink: self.name.clone(),
-                        action: "write",
-                        path: self.root.clone(),
-                        source: std::io::Error::other(join.to_string()),
-                    })
+            tokio::task::spawn_blocking(move || {
+                let bytes = sink
+                    .compression
+                    .encode(plain)
+                    .map_err(|source| SinkError::Encode {
+                        sink: sink.name.clone(),
+                        source,
+                    })?;
+                sink.write_blocking(&relative, &bytes)
+            })
+            .await
+            .unwrap_or_else(|join| {
+                Err(SinkError::Io {
+                    sink: self.name.clone(),
+                    action: "write",
+                    path: self.root.clone(),
+                    source: std::io::Error::other(join.to_string()),
                 })
+            })
         })
     }
 }
@@ -89,12 +101,7 @@ mod tests {
     #[tokio::test]
     async fn writes_ndjson_named_by_range_and_overwrites_on_replay() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let sink = FileSink::new(
-            "archive",
-            &FileSinkConfig {
-                path: dir.path().into(),
-            },
-        );
+        let sink = FileSink::new("archive", &FileSinkConfig::new(dir.path()));
         let (a, b) = (record("001", r#"{"a":1}"#), record("003", r#"{"b":2}"#));
         let batch = SinkBatch {
             table_name: "SessionData",
@@ -128,12 +135,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let blocker = dir.path().join("file");
         std::fs::write(&blocker, b"x").expect("write");
-        let sink = FileSink::new(
-            "archive",
-            &FileSinkConfig {
-                path: blocker.clone(),
-            },
-        );
+        let sink = FileSink::new("archive", &FileSinkConfig::new(blocker.clone()));
         let a = record("1", "{}");
         let batch = SinkBatch {
             table_name: "T",

@@ -1,0 +1,230 @@
+//! One object to S3: `PutObject`, or `CreateMultipartUpload` / `UploadPart` /
+//! `CompleteMultipartUpload` for a large one (aborted if a part fails). Every
+//! request is retried by the SDK's standard retry mode as configured, never by
+//! this crate's backon loop.
+//!
+//! AWS documents: Amazon S3 API Reference, "PutObject",
+//! "CreateMultipartUpload", "UploadPart", "CompleteMultipartUpload",
+//! "AbortMultipartUpload"; Amazon S3 User Guide, "Uploading and copying objects
+//! using multipart upload" (parts of 5 MiB to 5 GiB, numbered 1 to 10,000).
+
+use std::time::Duration;
+
+use aws_config::BehaviorVersion;
+use aws_config::meta::region::RegionProviderChain;
+use aws_config::retry::RetryConfig;
+use aws_sdk_s3::Client;
+use aws_sdk_s3::error::DisplayErrorContext;
+use aws_sdk_s3::primitives::ByteStream;
+use aws_sdk_s3::types::{CompletedMultipartUpload, CompletedPart};
+use bytes::Bytes;
+use tokio::sync::OnceCell;
+
+use super::config::{S3SinkConfig, ServerSideEncryption};
+
+/// A failed S3 request, after the SDK's retries.
+#[derive(Debug)]
+pub struct ServiceError {
+    /// The S3 operation (`PutObject`, `UploadPart`, ...).
+    pub operation: &'static str,
+    /// The SDK's error with its causes.
+    pub message: String,
+}
+
+/// Sends objects to one bucket.
+#[derive(Debug)]
+pub struct S3Service {
+    config: S3SinkConfig,
+    client: OnceCell<Client>,
+}
+
+impl S3Service {
+    /// A service whose client is built from `config` (region, endpoint, path
+    /// style, retry) and the SDK's credential chain on first use.
+    pub fn new(config: S3SinkConfig) -> Self {
+        Self {
+            config,
+            client: OnceCell::new(),
+        }
+    }
+
+    /// A service using `client` as given (tests, benchmarks, callers that
+    /// build their own SDK config).
+    pub fn with_client(config: S3SinkConfig, client: Client) -> Self {
+        Self {
+            config,
+            client: OnceCell::new_with(Some(client)),
+        }
+    }
+
+    /// The client, built on first use.
+    pub async fn client(&self) -> &Client {
+        self.client.get_or_init(|| build_client(&self.config)).await
+    }
+
+    /// Writes `body` under `key`: one PutObject, or a multipart upload at or
+    /// above `multipart_threshold_bytes`.
+    ///
+    /// # Errors
+    /// The first request that failed after the SDK's retries.
+    pub async fn put(&self, key: &str, body: Bytes) -> Result<(), ServiceError> {
+        if body.len() >= self.config.multipart_threshold_bytes {
+            return self.put_multipart(key, body).await;
+        }
+        let client = self.client().await;
+        let mut request = client
+            .put_object()
+            .bucket(&self.config.bucket)
+            .key(key)
+            .content_type(content_type(key))
+            .body(ByteStream::from(body));
+        if let Some(encoding) = self.config.compression.content_encoding() {
+            request = request.content_encoding(encoding);
+        }
+        if let Some(sse) = self.config.server_side_encryption {
+            request = request.server_side_encryption(sdk_sse(sse));
+        }
+        if let Some(key_id) = &self.config.ssekms_key_id {
+            request = request.ssekms_key_id(key_id);
+        }
+        request
+            .send()
+            .await
+            .map(|_| ())
+            .map_err(|e| failed("PutObject", &e))
+    }
+
+    async fn put_multipart(&self, key: &str, body: Bytes) -> Result<(), ServiceError> {
+        let client = self.client().await;
+        let bucket = &self.config.bucket;
+        let mut create = client
+            .create_multipart_upload()
+            .bucket(bucket)
+            .key(key)
+            .content_type(content_type(key));
+        if let Some(encoding) = self.config.compression.content_encoding() {
+            create = create.content_encoding(encoding);
+        }
+        if let Some(sse) = self.config.server_side_encryption {
+            create = create.server_side_encryption(sdk_sse(sse));
+        }
+        if let Some(key_id) = &self.config.ssekms_key_id {
+            create = create.ssekms_key_id(key_id);
+        }
+        let created = create
+            .send()
+            .await
+            .map_err(|e| failed("CreateMultipartUpload", &e))?;
+        let upload_id = created.upload_id().unwrap_or_default().to_string();
+        match self.upload_parts(client, key, &upload_id, body).await {
+            Ok(()) => Ok(()),
+            Err(error) => {
+                // Best effort: an upload left open costs storage until a lifecycle
+                // rule removes it; the retry of the batch starts a new one.
+                if let Err(abort) = client
+                    .abort_multipart_upload()
+                    .bucket(bucket)
+                    .key(key)
+                    .upload_id(&upload_id)
+                    .send()
+                    .await
+                {
+                    tracing::warn!(error = %DisplayErrorContext(&abort), "AbortMultipartUpload failed");
+                }
+                Err(error)
+            }
+        }
+    }
+
+    async fn upload_parts(
+        &self,
+        client: &Client,
+        key: &str,
+        upload_id: &str,
+        body: Bytes,
+    ) -> Result<(), ServiceError> {
+        let bucket = &self.config.bucket;
+        let part_size = self.config.part_size_bytes;
+        let mut parts = Vec::new();
+        let mut offset = 0;
+        let mut number = 1_i32;
+        while offset < body.len() {
+            let end = (offset + part_size).min(body.len());
+            let response = client
+                .upload_part()
+                .bucket(bucket)
+                .key(key)
+                .upload_id(upload_id)
+                .part_number(number)
+                .body(ByteStream::from(body.slice(offset..end)))
+                .send()
+                .await
+                .map_err(|e| failed("UploadPart", &e))?;
+            parts.push(
+                CompletedPart::builder()
+                    .part_number(number)
+                    .set_e_tag(response.e_tag().map(str::to_string))
+                    .build(),
+            );
+            offset = end;
+            number += 1;
+        }
+        client
+            .complete_multipart_upload()
+            .bucket(bucket)
+            .key(key)
+            .upload_id(upload_id)
+            .multipart_upload(
+                CompletedMultipartUpload::builder()
+                    .set_parts(Some(parts))
+                    .build(),
+            )
+            .send()
+            .await
+            .map(|_| ())
+            .map_err(|e| failed("CompleteMultipartUpload", &e))
+    }
+}
+
+fn failed(operation: &'static str, error: &dyn std::error::Error) -> ServiceError {
+    ServiceError {
+        operation,
+        message: DisplayErrorContext(error).to_string(),
+    }
+}
+
+fn content_type(key: &str) -> &'static str {
+    if key.contains(".ndjson") {
+        "application/x-ndjson"
+    } else {
+        "application/json"
+    }
+}
+
+fn sdk_sse(sse: ServerSideEncryption) -> aws_sdk_s3::types::ServerSideEncryption {
+    match sse {
+        ServerSideEncryption::Aes256 => aws_sdk_s3::types::ServerSideEncryption::Aes256,
+        ServerSideEncryption::AwsKms => aws_sdk_s3::types::ServerSideEncryption::AwsKms,
+    }
+}
+
+async fn build_client(config: &S3SinkConfig) -> Client {
+    let region =
+        RegionProviderChain::first_try(config.region.clone().map(aws_sdk_s3::config::Region::new))
+            .or_default_provider()
+            .or_else("us-east-1");
+    let mut loader = aws_config::defaults(BehaviorVersion::latest()).region(region);
+    if let Some(endpoint) = &config.endpoint_url {
+        loader = loader.endpoint_url(endpoint);
+    }
+    let shared = loader.load().await;
+    let retry = RetryConfig::standard()
+        .with_max_attempts(config.retry.max_attempts)
+        .with_initial_backoff(Duration::from_millis(config.retry.initial_backoff_millis))
+        .with_max_backoff(Duration::from_millis(config.retry.max_backoff_millis));
+    let s3 = aws_sdk_s3::config::Builder::from(&shared)
+        .force_path_style(config.force_path_style)
+        .retry_config(retry)
+        .build();
+    Client::from_conf(s3)
+}
