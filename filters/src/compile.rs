@@ -8,6 +8,7 @@
 use crate::children::Children;
 use crate::cidr::Cidr;
 use crate::event::Scalar;
+use crate::lookahead::Names;
 use crate::number;
 use crate::pattern::{
     AnythingBut, FieldPattern, Literal, NumericRange, ObjectPattern, Pattern, ValuePattern,
@@ -22,6 +23,8 @@ pub(crate) type PathId = usize;
 pub(crate) struct PathTrie {
     nodes: Vec<TrieNode>,
     paths: usize,
+    /// Every field name in the trie, for [`crate::lookahead`].
+    pub(crate) names: Names,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -29,6 +32,8 @@ pub(crate) struct TrieNode {
     pub(crate) children: Children,
     /// Set when a pattern matches values at exactly this path.
     pub(crate) path: Option<PathId>,
+    /// The [`Names`] ids of the children's names.
+    pub(crate) name_ids: Vec<u32>,
 }
 
 impl PathTrie {
@@ -36,6 +41,7 @@ impl PathTrie {
         Self {
             nodes: vec![TrieNode::default()],
             paths: 0,
+            names: Names::default(),
         }
     }
 
@@ -48,6 +54,8 @@ impl PathTrie {
                     self.nodes.push(TrieNode::default());
                     let next = self.nodes.len() - 1;
                     self.nodes[at].children.insert(name, next);
+                    let id = self.names.intern(name);
+                    self.nodes[at].name_ids.push(id);
                     next
                 }
             };
@@ -147,10 +155,13 @@ impl Test {
             (Self::AnyOf(tests), v) => tests.iter().any(|t| t.matches(v)),
             (Self::Null, Scalar::Null) => true,
             (Self::Bool(a), Scalar::Bool(b)) => a == b,
-            (Self::Number(n, key), Scalar::Number(m, event_key)) => {
-                n == m || (key.is_some() && key == event_key)
-            }
-            (Self::Numeric(low, high), Scalar::Number(_, Some(key))) => {
+            // Within range equal numbers have equal keys; outside it, only
+            // equal JSON numbers are equal.
+            (Self::Number(n, key), Scalar::Number(event_key, m)) => match key {
+                Some(_) => key == event_key,
+                None => m.number().is_some_and(|m| m == *n),
+            },
+            (Self::Numeric(low, high), Scalar::Number(Some(key), _)) => {
                 low.is_none_or(|(l, inclusive)| if inclusive { *key >= l } else { *key > l })
                     && high
                         .is_none_or(|(h, inclusive)| if inclusive { *key <= h } else { *key < h })

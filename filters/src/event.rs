@@ -16,15 +16,34 @@ use crate::compile::PathTrie;
 pub(crate) enum Scalar<'a> {
     Null,
     Bool(bool),
-    /// The number and its comparison key (`None` outside `-5e9..=5e9`).
-    Number(serde_json::Number, Option<i64>),
+    /// A number: its comparison key (`None` outside `-5e9..=5e9`), and the
+    /// number itself, needed only for exact matches outside that range.
+    Number(Option<i64>, Num<'a>),
     /// Borrowed from the event where it needs no unescaping.
     String(Cow<'a, str>),
 }
 
 impl Scalar<'_> {
     pub(crate) fn from_number(n: &serde_json::Number) -> Self {
-        Self::Number(n.clone(), crate::number::json_key(n))
+        Self::Number(crate::number::json_key(n), Num::Parsed(n.clone()))
+    }
+}
+
+/// An event number as parsed, or as its text (grammar checked) to parse on demand.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Num<'a> {
+    Parsed(serde_json::Number),
+    Text(&'a str),
+}
+
+impl Num<'_> {
+    /// The number as `serde_json` reads it (`None` only for text beyond `f64`,
+    /// which the scanner has already rejected).
+    pub(crate) fn number(&self) -> Option<serde_json::Number> {
+        match self {
+            Self::Parsed(n) => Some(n.clone()),
+            Self::Text(text) => crate::number::parse_json(text),
+        }
     }
 }
 

@@ -10,7 +10,7 @@ use crate::bitstack::BitStack;
 use crate::error::EventError;
 
 /// Eight copies of a byte.
-const fn splat(byte: u8) -> u64 {
+pub(crate) const fn splat(byte: u8) -> u64 {
     0x0101_0101_0101_0101 * byte as u64
 }
 
@@ -38,7 +38,7 @@ fn digit_run(word: u64) -> usize {
 
 /// The eight bytes at `at`, if there are eight.
 #[inline]
-fn word_at(bytes: &[u8], at: usize) -> Option<u64> {
+pub(crate) fn word_at(bytes: &[u8], at: usize) -> Option<u64> {
     let chunk = bytes.get(at..at.checked_add(8)?)?;
     let mut word = [0u8; 8];
     word.copy_from_slice(chunk);

@@ -56,11 +56,14 @@
 //! - ttlstream's own bounds: 1024 `$or` branches and 64 nesting levels per
 //!   pattern; event values nested deeper than 512 levels are ignored.
 //! - [`Matcher::matches`] scans event bytes without building a
-//!   `serde_json::Value`: fields no pattern names are syntax-checked and
-//!   skipped (iteratively, at any depth), never decoded or stored; strings
-//!   there are not checked for UTF-8, nor numbers for size. Along fields a pattern
-//!   names, nesting deeper than 128 levels is an error (`serde_json`'s
-//!   recursion limit).
+//!   `serde_json::Value`, and checks their syntax only as far as it reads:
+//!   fields no pattern names are skimmed by their brackets and quotes, and it
+//!   stops reading once no later byte can add a value at a named field.
+//!   [`Matcher::matches_strict`] checks the syntax of every byte; fields no
+//!   pattern names are still skipped without decoding (iteratively, at any
+//!   depth), so strings there are not checked for UTF-8, nor numbers for size.
+//!   Along fields a pattern names, nesting deeper than 128 levels is an error
+//!   (`serde_json`'s recursion limit).
 //!
 //! No input panics: bad patterns and events are errors.
 
@@ -75,6 +78,7 @@ mod error;
 mod event;
 mod lex;
 mod limits;
+mod lookahead;
 mod matcher;
 mod number;
 mod operator;
@@ -82,6 +86,7 @@ mod parse;
 mod path;
 mod pattern;
 mod scan;
+mod skim;
 mod wildcard;
 
 pub use criteria::{parse_filter_file, parse_filter_file_with, parse_filter_file_with_limits};

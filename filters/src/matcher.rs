@@ -7,7 +7,7 @@ use crate::consistency::{Candidate, satisfiable};
 use crate::error::EventError;
 use crate::event::{Leaf, Leaves, collect_value};
 use crate::pattern::Pattern;
-use crate::scan::collect_bytes;
+use crate::scan::{Check, collect_bytes};
 
 /// Many patterns compiled once, each tagged with an `Id`; matched against events.
 ///
@@ -58,17 +58,53 @@ impl<Id: Clone + PartialEq> Matcher<Id> {
     /// let event = br#"{"eventName": "REMOVE", "userIdentity": {"type": "Service"}}"#;
     /// assert_eq!(matcher.matches(event).unwrap(), vec!["ttl"]);
     /// assert!(matcher.matches(b"{not json").is_err());
+    /// // Checked only as far as the matcher reads: nothing after `"type"` can match.
+    /// assert!(matcher.matches(br#"{"userIdentity": {"type": "Service"}, oops}"#).is_ok());
+    /// assert!(matcher.matches_strict(br#"{"userIdentity": {"type": "Service"}, oops}"#).is_err());
     /// # Ok::<(), ttlstream_filters::PatternError>(())
     /// ```
     ///
-    /// The bytes are scanned without building a `serde_json::Value`: fields
-    /// no pattern names are syntax-checked and skipped.
+    /// Fast, and checks JSON syntax only as far as it reads (like quamina):
+    /// - The bytes are scanned without building a `serde_json::Value`. Along
+    ///   fields some pattern names, keys and values are checked as strictly as
+    ///   by [`Matcher::matches_strict`].
+    /// - A value no pattern names is skimmed: a string to its closing quote,
+    ///   an array or object to its matching bracket by counting brackets
+    ///   (strings inside skimmed too). Its contents are not checked (commas,
+    ///   colons, keys, numbers, literals, escapes, control characters, which
+    ///   kind of bracket closes which); a number, `true`, `false` or `null`
+    ///   as the whole value is checked.
+    /// - Reading stops before an object member once the rest of the bytes
+    ///   holds no `\` and no quoted name (`"STREET"`) of a field the walk could
+    ///   still meet there, and the walk is not inside an array at a named
+    ///   path: nothing after that point can add a value, so it is not read,
+    ///   and faults there (trailing text, a missing `}`) are not reported.
+    ///
+    /// For valid JSON the result is always that of [`Matcher::matches_strict`].
+    ///
+    /// # Errors
+    /// [`EventError::Json`] if the bytes read are not JSON (with line and
+    /// column); [`EventError::NotAnObject`] if the JSON is not an object.
+    pub fn matches(&self, event_json: &[u8]) -> Result<Vec<Id>, EventError> {
+        let leaves = collect_bytes(event_json, &self.trie, Check::Lazy)?;
+        Ok(self.select(&leaves))
+    }
+
+    /// [`Matcher::matches`], checking the JSON syntax of every byte: a
+    /// malformed event is always an error, even when the fault lies in a
+    /// field no pattern names or after the last one. Slower (every byte is
+    /// read); use it for input from people, such as files.
+    ///
+    /// In a field no pattern names (and in a key no pattern names), strings
+    /// are checked for escapes and control characters but not decoded, so
+    /// invalid UTF-8 and lone surrogate escapes are accepted, and numbers are
+    /// checked for grammar but not size (as `serde_json`'s `IgnoredAny`).
     ///
     /// # Errors
     /// [`EventError::Json`] if the bytes are not JSON (with line and column);
     /// [`EventError::NotAnObject`] if the JSON is not an object.
-    pub fn matches(&self, event_json: &[u8]) -> Result<Vec<Id>, EventError> {
-        let leaves = collect_bytes(event_json, &self.trie)?;
+    pub fn matches_strict(&self, event_json: &[u8]) -> Result<Vec<Id>, EventError> {
+        let leaves = collect_bytes(event_json, &self.trie, Check::Strict)?;
         Ok(self.select(&leaves))
     }
 

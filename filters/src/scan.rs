@@ -1,43 +1,71 @@
 //! Stage 3 from raw bytes: scan event JSON without building a `serde_json::Value`.
 //!
 //! A recursive walk follows the [`PathTrie`] alongside the JSON: a field no
-//! pattern names is skipped by [`Lexer::skip_value`] (syntax-checked, never
-//! decoded or stored); a scalar at a named path is decoded (numbers by
-//! `serde_json`, so both stages agree on every value) and recorded with its
-//! array [`Trail`]. The result is the same [`Leaves`] that
+//! pattern names is skipped (never decoded or stored); a scalar at a named
+//! path is decoded (numbers to their comparison key, and by `serde_json`'s
+//! rules when needed, so both stages agree on every value) and recorded with
+//! its array [`Trail`]. The result is the same [`Leaves`] that
 //! [`crate::event::collect_value`] builds from a `Value`, except that a key
 //! repeated within one object contributes every occurrence (as a streaming
 //! parser sees them) rather than only the last.
+//!
+//! Two modes ([`Check`]): `Strict` checks the syntax of every byte (skipped
+//! values by [`Lexer::skip_value`]); `Lazy` skims skipped values by structure
+//! ([`Lexer::skim_value`]) and stops reading once [`crate::lookahead`] shows
+//! that no later byte can add a value at a named path.
 
 use std::borrow::Cow;
 
 use crate::compile::PathTrie;
 use crate::error::{EventError, strip_position};
-use crate::event::{Leaves, Scalar, Trail};
+use crate::event::{Leaves, Num, Scalar, Trail};
 use crate::lex::Lexer;
+use crate::lookahead::Lookahead;
 
 /// Containers nested along named fields at which the walk stops with an error
 /// (`serde_json`'s recursion limit, so both stages fail alike).
 const MAX_NAMED_DEPTH: usize = 128;
 
+/// How much of an event's syntax is checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Check {
+    /// Every byte.
+    Strict,
+    /// What the walk reads; see [`crate::Matcher::matches`].
+    Lazy,
+}
+
 /// Scan `bytes` (one JSON object) for the values at the paths in `trie`.
 pub(crate) fn collect_bytes<'a>(
     bytes: &'a [u8],
     trie: &PathTrie,
+    check: Check,
 ) -> Result<Leaves<'a>, EventError> {
     let mut walk = Walk {
         trie,
         lex: Lexer::new(bytes),
         leaves: Leaves::new(trie.path_count()),
         trail: Trail::new(),
+        check,
+        open: Vec::new(),
+        wanted_arrays: 0,
+        ahead: Lookahead::new(&trie.names),
+        stopped: false,
+        // An event that does not end with `}` is malformed: read it all, so
+        // that the walk finds the fault and reports where it is.
+        may_stop: check == Check::Lazy && bytes.trim_ascii_end().last() == Some(&b'}'),
     };
     walk.lex.skip_ws();
-    let found = if walk.lex.peek() == Some(b'{') {
-        walk.object(PathTrie::ROOT, 1)?;
-        None
-    } else {
-        Some(walk.lex.skip_value()?)
+    let found = match walk.lex.peek() {
+        Some(b'{') => {
+            walk.object(PathTrie::ROOT, 1)?;
+            None
+        }
+        _ => Some(walk.skip()?),
     };
+    if walk.stopped {
+        return Ok(walk.leaves);
+    }
     walk.lex.skip_ws();
     if walk.lex.peek().is_some() {
         return Err(walk.lex.error_at(walk.lex.pos, "trailing characters"));
@@ -54,6 +82,17 @@ struct Walk<'t, 'a> {
     lex: Lexer<'a>,
     leaves: Leaves<'a>,
     trail: Trail,
+    check: Check,
+    /// Trie nodes of the objects the walk is inside, outermost first.
+    open: Vec<usize>,
+    /// Arrays the walk is inside whose node is a named path: their later
+    /// elements are values there without any key before them.
+    wanted_arrays: usize,
+    ahead: Lookahead,
+    /// Set when the walk stopped early: nothing after it can add a value.
+    stopped: bool,
+    /// Whether the walk may stop early (lazy mode, and the bytes end with `}`).
+    may_stop: bool,
 }
 
 impl<'a> Walk<'_, 'a> {
@@ -68,12 +107,38 @@ impl<'a> Walk<'_, 'a> {
         self.trie.node(node).path.is_some()
     }
 
+    /// Skip a value no pattern names.
+    fn skip(&mut self) -> Result<&'static str, EventError> {
+        match self.check {
+            Check::Strict => self.lex.skip_value(),
+            Check::Lazy => self.lex.skim_value(),
+        }
+    }
+
+    /// Whether the walk may stop before the object member at its position:
+    /// lazy mode, the bytes end with `}`, no enclosing named array, and ahead
+    /// no `\` and no quoted name that a child of an open object has.
+    fn can_stop(&mut self) -> bool {
+        if !self.may_stop || self.wanted_arrays > 0 {
+            return false;
+        }
+        let (bytes, pos) = (self.lex.bytes, self.lex.pos);
+        for &node in self.open.iter().rev() {
+            for &id in &self.trie.node(node).name_ids {
+                if self.ahead.name_ahead(&self.trie.names, id, bytes, pos) {
+                    return false;
+                }
+            }
+        }
+        !self.ahead.backslash_ahead(bytes, pos)
+    }
+
     /// The value at trie `node`; containers in it nest at `depth + 1`.
     fn value(&mut self, node: usize, depth: usize) -> Result<(), EventError> {
         self.lex.skip_ws();
         match self.lex.peek() {
             Some(b'{') if !self.trie.node(node).children.is_empty() => self.object(node, depth + 1),
-            Some(b'{') => self.lex.skip_value().map(drop),
+            Some(b'{') => self.skip().map(drop),
             Some(b'[') => self.array(node, depth + 1),
             Some(b'"') => {
                 self.lex.pos += 1;
@@ -88,7 +153,7 @@ impl<'a> Walk<'_, 'a> {
                 let (start, end) = self.lex.number()?;
                 if self.wanted(node) {
                     let number = number(&self.lex, start, end)?;
-                    self.record(node, Scalar::from_number(&number));
+                    self.record(node, number);
                 }
                 Ok(())
             }
@@ -127,7 +192,12 @@ impl<'a> Walk<'_, 'a> {
             self.lex.pos += 1;
             return Ok(());
         }
+        self.open.push(node);
         loop {
+            if self.can_stop() {
+                self.stopped = true;
+                return Ok(());
+            }
             self.lex.skip_ws();
             if self.lex.peek() != Some(b'"') {
                 return Err(self.lex.error("an object", "key must be a string"));
@@ -144,9 +214,14 @@ impl<'a> Walk<'_, 'a> {
             };
             self.lex.expect(b':', "an object", "expected `:`")?;
             match next {
-                Some(next) => self.value(next, depth)?,
+                Some(next) => {
+                    self.value(next, depth)?;
+                    if self.stopped {
+                        return Ok(());
+                    }
+                }
                 None => {
-                    self.lex.skip_value()?;
+                    self.skip()?;
                 }
             }
             self.lex.skip_ws();
@@ -154,6 +229,7 @@ impl<'a> Walk<'_, 'a> {
                 Some(b',') => self.lex.pos += 1,
                 Some(b'}') => {
                     self.lex.pos += 1;
+                    self.open.pop();
                     return Ok(());
                 }
                 _ => return Err(self.lex.error("an object", "expected `,` or `}`")),
@@ -171,10 +247,15 @@ impl<'a> Walk<'_, 'a> {
             self.lex.pos += 1;
             return Ok(());
         }
+        let wanted = usize::from(self.wanted(node));
+        self.wanted_arrays += wanted;
         let mut index: u32 = 0;
         loop {
             self.trail.push((id, index));
             self.value(node, depth)?;
+            if self.stopped {
+                return Ok(());
+            }
             self.trail.pop();
             self.lex.skip_ws();
             match self.lex.peek() {
@@ -184,6 +265,7 @@ impl<'a> Walk<'_, 'a> {
                 }
                 Some(b']') => {
                     self.lex.pos += 1;
+                    self.wanted_arrays -= wanted;
                     return Ok(());
                 }
                 _ => return Err(self.lex.error("a list", "expected `,` or `]`")),
@@ -215,24 +297,20 @@ fn decode<'a>(
         .map_err(|e| lex.error_at(start, &strip_position(&e)))
 }
 
-/// A number's text (grammar already checked) as `serde_json` reads it: an
-/// integer as `u64`/`i64` when it fits, anything else as a correctly rounded
-/// `f64` (as with `serde_json`'s `float_roundtrip`).
-fn number(lex: &Lexer<'_>, start: usize, end: usize) -> Result<serde_json::Number, EventError> {
+/// A number at a named path (its grammar checked): its key, by
+/// [`crate::number::fast_key`] when that is certain, else by a full parse
+/// (which rejects numbers beyond `f64`, as `serde_json` does).
+fn number<'a>(lex: &Lexer<'a>, start: usize, end: usize) -> Result<Scalar<'a>, EventError> {
     let bytes = &lex.bytes[start..end];
+    // The lexer checked the grammar: the text is ASCII.
     let text = std::str::from_utf8(bytes).unwrap_or_default();
-    if !bytes.iter().any(|b| matches!(b, b'.' | b'e' | b'E')) {
-        if let Ok(n) = text.parse::<u64>() {
-            return Ok(n.into());
-        }
-        if let Ok(n) = text.parse::<i64>() {
-            return Ok(n.into());
-        }
-    }
-    text.parse::<f64>()
-        .ok()
-        .and_then(serde_json::Number::from_f64)
-        .ok_or_else(|| lex.error_at(start, "number out of range"))
+    let key = match crate::number::fast_key(bytes) {
+        Some(key) => key,
+        None => crate::number::parse_json(text)
+            .ok_or_else(|| lex.error_at(start, "number out of range"))
+            .map(|n| crate::number::json_key(&n))?,
+    };
+    Ok(Scalar::Number(key, Num::Text(text)))
 }
 
 #[cfg(test)]
@@ -246,7 +324,7 @@ mod tests {
     fn values<'a>(pattern: &str, event: &'a [u8]) -> Result<Vec<Scalar<'a>>, EventError> {
         let mut trie = PathTrie::new();
         compile(&Pattern::parse(pattern).unwrap(), &mut trie);
-        let leaves = collect_bytes(event, &trie)?;
+        let leaves = collect_bytes(event, &trie, Check::Strict)?;
         Ok(leaves.at.into_iter().flatten().map(|l| l.value).collect())
     }
 

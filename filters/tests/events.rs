@@ -9,39 +9,87 @@ fn matcher() -> Matcher<u8> {
 
 #[test]
 fn malformed_json_reports_line_and_column() {
-    let err = matcher()
-        .matches(b"{\n  \"a\": \"x\",\n  oops\n}")
-        .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            EventError::Json {
-                line: 3,
-                column: 3,
-                ..
-            }
-        ),
-        "{err:?}"
+    let m = matcher();
+    let before_the_field = b"{\n  \"b\": 1,\n  oops,\n  \"a\": \"x\"\n}";
+    let after_the_field = b"{\n  \"a\": \"x\",\n  oops\n}";
+    for err in [
+        m.matches(before_the_field).unwrap_err(),
+        m.matches_strict(before_the_field).unwrap_err(),
+        m.matches_strict(after_the_field).unwrap_err(),
+    ] {
+        assert!(
+            matches!(
+                err,
+                EventError::Json {
+                    line: 3,
+                    column: 3,
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        assert!(err.to_string().contains("line 3 column 3"), "{err}");
+    }
+}
+
+#[test]
+fn lazy_matching_checks_only_what_it_reads() {
+    let m = matcher();
+    // Read and checked: the walk up to the last field a pattern names, and the last byte.
+    for bad in [
+        &br#"{"a": "x" "b": 1}"#[..],
+        br#"{"b": "unterminated, "a": "x"}"#,
+        br#"{"a": "x", "b": 1"#,
+        br#"{"a": "x"}}"#,
+    ] {
+        assert!(m.matches(bad).is_err(), "{}", String::from_utf8_lossy(bad));
+        assert!(m.matches_strict(bad).is_err());
+    }
+    // Not read: members after the last named field; skimmed: contents of skipped values.
+    for (unchecked, hit) in [
+        (&br#"{"a": "x", oops}"#[..], true),
+        (br#"{"a": "y", "b": [1,,2}}"#, false),
+        (br#"{"b": {"c" 1, tru], "a": "x"}"#, true),
+        (br#"{"b": [1, 2}, "a": "x"}"#, true),
+        (br#"{"b": "\q\u12", "a": "x"}"#, true),
+    ] {
+        let got = m.matches(unchecked);
+        assert_eq!(
+            got,
+            Ok(if hit { vec![1] } else { vec![] }),
+            "{}",
+            String::from_utf8_lossy(unchecked)
+        );
+        assert!(m.matches_strict(unchecked).is_err());
+    }
+    // A later occurrence of a named key is always read (repeated keys all count).
+    assert_eq!(m.matches(br#"{"a": "y", "b": 1, "a": "x"}"#), Ok(vec![1]));
+    assert_eq!(
+        m.matches(br#"{"a": "y", "b": 1, "\u0061": "x"}"#),
+        Ok(vec![1])
     );
-    assert!(err.to_string().contains("line 3 column 3"), "{err}");
 }
 
 #[test]
 fn truncated_empty_and_binary_inputs_are_errors() {
     let m = matcher();
     for bad in [
-        &b""[..],
+        &b"{\"b\": 1, \"a\": \"x\""[..],
+        b"{\"a\": \"x\", \"b\": [",
+        b"",
         b"{",
+        b"{\"a\": \"x\"} trailing",
         b"{\"a\":",
         b"\xff\xfe",
-        b"{\"a\": \"x\"} trailing",
         b"nul",
     ] {
-        assert!(
-            matches!(m.matches(bad), Err(EventError::Json { .. })),
-            "{:?}",
-            String::from_utf8_lossy(bad)
-        );
+        for got in [m.matches(bad), m.matches_strict(bad)] {
+            assert!(
+                matches!(got, Err(EventError::Json { .. })),
+                "{:?}",
+                String::from_utf8_lossy(bad)
+            );
+        }
     }
 }
 

@@ -151,8 +151,13 @@ proptest! {
             let expected = reference::matches(&pattern_json, event);
             let by_value = !matcher.matches_value(event).is_empty();
             let by_bytes = !matcher.matches(event.to_string().as_bytes()).unwrap().is_empty();
+            let pretty = serde_json::to_string_pretty(event).unwrap();
+            let by_pretty_bytes = !matcher.matches(pretty.as_bytes()).unwrap().is_empty();
+            let strictly = !matcher.matches_strict(event.to_string().as_bytes()).unwrap().is_empty();
             prop_assert_eq!(by_value, expected, "matches_value, pattern {} event {}", pattern_json, event);
             prop_assert_eq!(by_bytes, expected, "matches, pattern {} event {}", pattern_json, event);
+            prop_assert_eq!(by_pretty_bytes, expected, "matches, pattern {} event {}", pattern_json, pretty);
+            prop_assert_eq!(strictly, expected, "matches_strict, pattern {} event {}", pattern_json, event);
         }
         // Normal form round-trips and means the same thing.
         let normal = parsed.to_json();
@@ -188,13 +193,18 @@ proptest! {
             }
         }
         prop_assert_eq!(matcher.matches_value(&event), expected.clone());
+        prop_assert_eq!(matcher.matches_strict(event.to_string().as_bytes()).unwrap(), expected.clone());
         prop_assert_eq!(matcher.matches(event.to_string().as_bytes()).unwrap(), expected);
     }
 
     #[test]
     fn arbitrary_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..64)) {
         let matcher = Matcher::new([(0u8, Pattern::parse(r#"{"a": ["x"], "b": {"c": [{"exists": false}]}}"#).unwrap())]);
-        let _ = matcher.matches(&bytes);
+        let lazy = matcher.matches(&bytes);
+        // Whatever strict mode accepts, lazy mode accepts with the same answer.
+        if let Ok(ids) = matcher.matches_strict(&bytes) {
+            prop_assert_eq!(lazy, Ok(ids));
+        }
     }
 
     #[test]

@@ -1,9 +1,12 @@
 //! Fuzz target: arbitrary pattern text and event bytes never panic.
 //!
 //! Input layout: a pattern (or FilterCriteria file), a NUL byte, then event
-//! bytes. Both dialects parse the pattern; when it is valid, the raw-byte
-//! matcher and the parsed-`Value` matcher must agree on every event that is a
-//! JSON object without repeated keys, and malformed events must be errors.
+//! bytes. Both dialects parse the pattern; when it is valid, the strict
+//! raw-byte matcher and the parsed-`Value` matcher must agree on every event
+//! that is a JSON object without repeated keys, malformed events must be
+//! errors in strict mode, and whatever strict mode accepts, the lazy
+//! `matches` must accept with the same ids (lazy mode reads less, so it may
+//! accept malformed bytes it never reads; that is not checked).
 
 #![no_main]
 
@@ -29,7 +32,11 @@ fuzz_target!(|data: &[u8]| {
             assert_eq!(again.as_ref().ok(), Some(p), "normal form {text}");
         }
         let matcher = Matcher::new(patterns.into_iter().enumerate());
-        let from_bytes = matcher.matches(event);
+        let from_bytes = matcher.matches_strict(event);
+        let lazy = matcher.matches(event);
+        if let Ok(ids) = &from_bytes {
+            assert_eq!(lazy.as_ref(), Ok(ids), "lazy and strict disagree");
+        }
         match serde_json::from_slice::<serde_json::Value>(event) {
             Ok(value) => {
                 if value.is_object() && !has_repeated_keys(event) {

@@ -111,7 +111,7 @@ fn test(pattern: &Path, event: &Path, dialect: Dialect) -> ExitCode {
         }
     };
     let matcher = Matcher::new(patterns.into_iter().map(|p| ((), p)));
-    match matcher.matches(&bytes) {
+    match matcher.matches_strict(&bytes) {
         Ok(matched) => {
             println!("{}", !matched.is_empty());
             ExitCode::SUCCESS
@@ -183,7 +183,7 @@ fn match_lines(
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let matched = match matcher.matches(&line) {
+        let matched = match matcher.matches_strict(&line) {
             Ok(ids) => !ids.is_empty(),
             Err(e) => {
                 // Flush the answers so far so they stay aligned with the input.
