@@ -66,6 +66,11 @@ impl PathTrie {
         })
     }
 
+    /// Build the name searcher; call after the last pattern is compiled in.
+    pub(crate) fn finish(&mut self) {
+        self.names.finish();
+    }
+
     /// The node for the event's root object.
     pub(crate) const ROOT: usize = 0;
 

@@ -33,7 +33,7 @@ impl Scalar<'_> {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Num<'a> {
     Parsed(serde_json::Number),
-    Text(&'a str),
+    Text(&'a [u8]),
 }
 
 impl Num<'_> {
@@ -42,7 +42,9 @@ impl Num<'_> {
     pub(crate) fn number(&self) -> Option<serde_json::Number> {
         match self {
             Self::Parsed(n) => Some(n.clone()),
-            Self::Text(text) => crate::number::parse_json(text),
+            Self::Text(text) => std::str::from_utf8(text)
+                .ok()
+                .and_then(crate::number::parse_json),
         }
     }
 }
@@ -57,7 +59,12 @@ pub(crate) struct Leaf<'a> {
     /// Where its trail lies in [`Leaves::trails`] (one arena per event, so
     /// recording a value inside arrays allocates nothing of its own).
     pub(crate) trail: std::ops::Range<usize>,
+    /// The next leaf at the same path ([`NONE`] for the last).
+    next: u32,
 }
+
+/// No leaf.
+const NONE: u32 = u32::MAX;
 
 /// Whether two values can belong to one match: wherever they lie in the same
 /// array, they lie in the same element of it.
@@ -77,21 +84,97 @@ pub(crate) fn compatible(a: &[(u32, u32)], b: &[(u32, u32)]) -> bool {
 /// Deepest nesting of arrays and objects followed; deeper values are ignored.
 const MAX_DEPTH: usize = 512;
 
-/// Scalars at each interned path of `trie`, indexed by path id.
+/// Scalars at each interned path of `trie`, by path id.
+///
+/// All leaves lie in one list, each path's chained through [`Leaf::next`], so
+/// that an event allocates nothing once the buffers have grown
+/// ([`Buffers`] keeps them between events).
 pub(crate) struct Leaves<'a> {
-    pub(crate) at: Vec<Vec<Leaf<'a>>>,
+    leaves: Vec<Leaf<'a>>,
+    /// Per path: its first and last leaf.
+    ends: Vec<(u32, u32)>,
     /// Every leaf's array trail, back to back.
     trails: Trail,
     next_array: u32,
+    /// The byte walk's own buffers, kept for the next event.
+    pub(crate) spare: (Trail, Vec<usize>),
+}
+
+/// Buffers of one event's [`Leaves`], kept for the next event's.
+#[derive(Default)]
+pub(crate) struct Buffers {
+    leaves: Vec<Leaf<'static>>,
+    ends: Vec<(u32, u32)>,
+    trails: Trail,
+    spare: (Trail, Vec<usize>),
+}
+
+/// `vec` emptied and retyped for another lifetime; an empty `Vec`'s buffer is
+/// reused in place (std collects `into_iter().filter_map()` into the same
+/// allocation when the element layout is the same).
+// `filter` cannot change the element type; `filter_map` to `None` can.
+#[allow(clippy::unnecessary_filter_map)]
+fn recycle<'b>(mut vec: Vec<Leaf<'_>>) -> Vec<Leaf<'b>> {
+    vec.clear();
+    vec.into_iter().filter_map(|_| None).collect()
 }
 
 impl<'a> Leaves<'a> {
     pub(crate) fn new(paths: usize) -> Self {
+        Self::reuse(paths, Buffers::default())
+    }
+
+    /// Empty leaves for `paths` paths in `buffers`' storage.
+    pub(crate) fn reuse(paths: usize, buffers: Buffers) -> Self {
+        let Buffers {
+            leaves,
+            mut ends,
+            mut trails,
+            mut spare,
+        } = buffers;
+        ends.clear();
+        ends.resize(paths, (NONE, NONE));
+        trails.clear();
+        spare.0.clear();
+        spare.1.clear();
         Self {
-            at: vec![Vec::new(); paths],
-            trails: Trail::new(),
+            leaves: recycle(leaves),
+            ends,
+            trails,
             next_array: 0,
+            spare,
         }
+    }
+
+    /// The storage, for [`Leaves::reuse`].
+    pub(crate) fn into_buffers(self) -> Buffers {
+        Buffers {
+            leaves: recycle(self.leaves),
+            ends: self.ends,
+            trails: self.trails,
+            spare: self.spare,
+        }
+    }
+
+    /// The leaves at `path`, in event order.
+    pub(crate) fn at(&self, path: usize) -> impl Iterator<Item = &Leaf<'a>> + Clone {
+        let mut next = self.ends.get(path).map_or(NONE, |e| e.0);
+        std::iter::from_fn(move || {
+            let leaf = self.leaves.get(next as usize)?;
+            next = leaf.next;
+            Some(leaf)
+        })
+    }
+
+    /// Every value, in event order.
+    #[cfg(test)]
+    pub(crate) fn into_values(self) -> Vec<Scalar<'a>> {
+        self.leaves.into_iter().map(|l| l.value).collect()
+    }
+
+    /// Whether some value was found at `path`.
+    pub(crate) fn any_at(&self, path: usize) -> bool {
+        self.ends.get(path).is_some_and(|e| e.0 != NONE)
     }
 
     /// The array trail of `leaf` (one of this event's leaves).
@@ -106,14 +189,25 @@ impl<'a> Leaves<'a> {
     }
 
     pub(crate) fn push(&mut self, path: usize, value: Scalar<'a>, trail: &Trail) {
-        if let Some(list) = self.at.get_mut(path) {
-            let start = self.trails.len();
-            self.trails.extend_from_slice(trail);
-            list.push(Leaf {
-                value,
-                trail: start..self.trails.len(),
-            });
+        let Ok(index) = u32::try_from(self.leaves.len()) else {
+            return;
+        };
+        let Some(ends) = self.ends.get_mut(path) else {
+            return;
+        };
+        let start = self.trails.len();
+        self.trails.extend_from_slice(trail);
+        self.leaves.push(Leaf {
+            value,
+            trail: start..self.trails.len(),
+            next: NONE,
+        });
+        if ends.0 == NONE {
+            ends.0 = index;
+        } else if let Some(last) = self.leaves.get_mut(ends.1 as usize) {
+            last.next = index;
         }
+        ends.1 = index;
     }
 }
 

@@ -5,7 +5,9 @@ use serde_json::Value;
 use crate::compile::{Condition, PathTrie, compile};
 use crate::consistency::{Candidate, satisfiable};
 use crate::error::EventError;
-use crate::event::{Leaf, Leaves, collect_value};
+use std::cell::Cell;
+
+use crate::event::{Buffers, Leaf, Leaves, collect_value};
 use crate::pattern::Pattern;
 use crate::scan::{Check, collect_bytes};
 
@@ -45,6 +47,7 @@ impl<Id: Clone + PartialEq> Matcher<Id> {
             };
             rules.push((index, compile(&pattern, &mut trie)));
         }
+        trie.finish();
         Matcher { ids, rules, trie }
     }
 
@@ -86,8 +89,7 @@ impl<Id: Clone + PartialEq> Matcher<Id> {
     /// [`EventError::Json`] if the bytes read are not JSON (with line and
     /// column); [`EventError::NotAnObject`] if the JSON is not an object.
     pub fn matches(&self, event_json: &[u8]) -> Result<Vec<Id>, EventError> {
-        let leaves = collect_bytes(event_json, &self.trie, Check::Lazy)?;
-        Ok(self.select(&leaves))
+        self.scan(event_json, Check::Lazy)
     }
 
     /// [`Matcher::matches`], checking the JSON syntax of every byte: a
@@ -104,8 +106,7 @@ impl<Id: Clone + PartialEq> Matcher<Id> {
     /// [`EventError::Json`] if the bytes are not JSON (with line and column);
     /// [`EventError::NotAnObject`] if the JSON is not an object.
     pub fn matches_strict(&self, event_json: &[u8]) -> Result<Vec<Id>, EventError> {
-        let leaves = collect_bytes(event_json, &self.trie, Check::Strict)?;
-        Ok(self.select(&leaves))
+        self.scan(event_json, Check::Strict)
     }
 
     /// The ids whose pattern(s) match an already-parsed event, as
@@ -127,6 +128,18 @@ impl<Id: Clone + PartialEq> Matcher<Id> {
     #[must_use]
     pub fn is_empty(&self) -> bool {
         self.rules.is_empty()
+    }
+
+    /// Scan with this thread's buffers from the last event (then keep them again).
+    fn scan(&self, event_json: &[u8], check: Check) -> Result<Vec<Id>, EventError> {
+        thread_local! {
+            static BUFFERS: Cell<Buffers> = Cell::default();
+        }
+        let leaves = Leaves::reuse(self.trie.path_count(), BUFFERS.take());
+        let leaves = collect_bytes(event_json, &self.trie, check, leaves)?;
+        let ids = self.select(&leaves);
+        BUFFERS.set(leaves.into_buffers());
+        Ok(ids)
     }
 
     fn select(&self, leaves: &Leaves<'_>) -> Vec<Id> {
@@ -167,18 +180,18 @@ fn branch_matches(branch: &[Condition], leaves: &Leaves<'_>) -> bool {
     // conditions have such values; otherwise any choice of values is consistent.
     let mut conditions_in_arrays = 0;
     for condition in branch {
-        let at = leaves.at.get(condition.path).map_or(&[][..], Vec::as_slice);
-        if at.is_empty() {
+        if !leaves.any_at(condition.path) {
             if condition.absent_ok {
                 continue;
             }
             return false;
         }
+        let mut at = leaves.at(condition.path);
         let matches = |leaf: &Leaf<'_>| condition.tests.iter().any(|t| t.matches(&leaf.value));
-        if !at.iter().any(matches) {
+        if !at.clone().any(matches) {
             return false;
         }
-        if at.iter().any(|leaf| !leaf.trail.is_empty()) {
+        if at.any(|leaf| !leaf.trail.is_empty()) {
             conditions_in_arrays += 1;
         }
     }
@@ -190,12 +203,11 @@ fn branch_matches(branch: &[Condition], leaves: &Leaves<'_>) -> bool {
 fn consistent(branch: &[Condition], leaves: &Leaves<'_>) -> bool {
     let mut candidates: Vec<Vec<Candidate<'_>>> = Vec::with_capacity(branch.len());
     for condition in branch {
-        let at = leaves.at.get(condition.path).map_or(&[][..], Vec::as_slice);
-        if at.is_empty() {
+        if !leaves.any_at(condition.path) {
             continue;
         }
-        let matching: Vec<Candidate<'_>> = at
-            .iter()
+        let matching: Vec<Candidate<'_>> = leaves
+            .at(condition.path)
             .filter(|leaf| condition.tests.iter().any(|t| t.matches(&leaf.value)))
             .map(|leaf| leaves.trail(leaf))
             .collect();

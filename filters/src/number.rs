@@ -104,10 +104,8 @@ pub(crate) fn fast_key(text: &[u8]) -> Option<Option<i64>> {
         // Exact operands, one rounding: `value` is the correctly rounded result.
         return Some(key(if negative { -value } else { value }));
     }
-    let (low, high) = (
-        value * (1.0 - 2f64.powi(-49)),
-        value * (1.0 + 2f64.powi(-49)),
-    );
+    const SLACK: f64 = 1.0 / (1u64 << 49) as f64;
+    let (low, high) = (value * (1.0 - SLACK), value * (1.0 + SLACK));
     let (low, high) = if negative { (-high, -low) } else { (low, high) };
     let (a, b) = (key(low), key(high));
     (a == b).then_some(a)

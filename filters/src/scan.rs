@@ -40,16 +40,18 @@ pub(crate) fn collect_bytes<'a>(
     bytes: &'a [u8],
     trie: &PathTrie,
     check: Check,
+    mut leaves: Leaves<'a>,
 ) -> Result<Leaves<'a>, EventError> {
+    let (trail, open) = std::mem::take(&mut leaves.spare);
     let mut walk = Walk {
         trie,
         lex: Lexer::new(bytes),
-        leaves: Leaves::new(trie.path_count()),
-        trail: Trail::new(),
+        leaves,
+        trail,
         check,
-        open: Vec::new(),
+        open,
         wanted_arrays: 0,
-        ahead: Lookahead::new(&trie.names),
+        ahead: Lookahead::default(),
         stopped: false,
         // An event that does not end with `}` is malformed: read it all, so
         // that the walk finds the fault and reports where it is.
@@ -64,7 +66,7 @@ pub(crate) fn collect_bytes<'a>(
         _ => Some(walk.skip()?),
     };
     if walk.stopped {
-        return Ok(walk.leaves);
+        return Ok(walk.finish());
     }
     walk.lex.skip_ws();
     if walk.lex.peek().is_some() {
@@ -72,7 +74,7 @@ pub(crate) fn collect_bytes<'a>(
     }
     match found {
         Some(found) => Err(EventError::NotAnObject { found }),
-        None => Ok(walk.leaves),
+        None => Ok(walk.finish()),
     }
 }
 
@@ -96,6 +98,12 @@ struct Walk<'t, 'a> {
 }
 
 impl<'a> Walk<'_, 'a> {
+    /// The leaves found, holding the walk's buffers for the next event.
+    fn finish(mut self) -> Leaves<'a> {
+        self.leaves.spare = (self.trail, self.open);
+        self.leaves
+    }
+
     /// Record `value` if trie `node` is a path some pattern matches values at.
     fn record(&mut self, node: usize, value: Scalar<'a>) {
         if let Some(path) = self.trie.node(node).path {
@@ -122,15 +130,11 @@ impl<'a> Walk<'_, 'a> {
         if !self.may_stop || self.wanted_arrays > 0 {
             return false;
         }
-        let (bytes, pos) = (self.lex.bytes, self.lex.pos);
-        for &node in self.open.iter().rev() {
-            for &id in &self.trie.node(node).name_ids {
-                if self.ahead.name_ahead(&self.trie.names, id, bytes, pos) {
-                    return false;
-                }
-            }
-        }
-        !self.ahead.backslash_ahead(bytes, pos)
+        let (trie, open) = (self.trie, &self.open);
+        let meets = |name: u32| open.iter().any(|&n| trie.node(n).name_ids.contains(&name));
+        !self
+            .ahead
+            .ahead(&trie.names, self.lex.bytes, self.lex.pos, meets)
     }
 
     /// The value at trie `node`; containers in it nest at `depth + 1`.
@@ -302,15 +306,14 @@ fn decode<'a>(
 /// (which rejects numbers beyond `f64`, as `serde_json` does).
 fn number<'a>(lex: &Lexer<'a>, start: usize, end: usize) -> Result<Scalar<'a>, EventError> {
     let bytes = &lex.bytes[start..end];
-    // The lexer checked the grammar: the text is ASCII.
-    let text = std::str::from_utf8(bytes).unwrap_or_default();
     let key = match crate::number::fast_key(bytes) {
         Some(key) => key,
-        None => crate::number::parse_json(text)
+        // The lexer checked the grammar: the text is ASCII.
+        None => crate::number::parse_json(std::str::from_utf8(bytes).unwrap_or_default())
             .ok_or_else(|| lex.error_at(start, "number out of range"))
             .map(|n| crate::number::json_key(&n))?,
     };
-    Ok(Scalar::Number(key, Num::Text(text)))
+    Ok(Scalar::Number(key, Num::Text(bytes)))
 }
 
 #[cfg(test)]
@@ -324,8 +327,10 @@ mod tests {
     fn values<'a>(pattern: &str, event: &'a [u8]) -> Result<Vec<Scalar<'a>>, EventError> {
         let mut trie = PathTrie::new();
         compile(&Pattern::parse(pattern).unwrap(), &mut trie);
-        let leaves = collect_bytes(event, &trie, Check::Strict)?;
-        Ok(leaves.at.into_iter().flatten().map(|l| l.value).collect())
+        trie.finish();
+        let leaves = Leaves::new(trie.path_count());
+        let leaves = collect_bytes(event, &trie, Check::Strict, leaves)?;
+        Ok(leaves.into_values())
     }
 
     #[test]

@@ -62,6 +62,16 @@ fn lazy_matching_checks_only_what_it_reads() {
         );
         assert!(m.matches_strict(unchecked).is_err());
     }
+    // A name that only a deeper object has is passed over at the top.
+    let nested = Matcher::new([(1, Pattern::parse(r#"{"a": {"b": ["x"]}}"#).unwrap())]);
+    assert_eq!(
+        nested.matches(br#"{"x": 1, "b": 1, "a": {"b": "x"}}"#),
+        Ok(vec![1])
+    );
+    assert_eq!(
+        nested.matches(br#"{"x": 1, "b": 1, "a": {"c": "x"}, oops}"#),
+        Ok(vec![])
+    );
     // A later occurrence of a named key is always read (repeated keys all count).
     assert_eq!(m.matches(br#"{"a": "y", "b": 1, "a": "x"}"#), Ok(vec![1]));
     assert_eq!(
