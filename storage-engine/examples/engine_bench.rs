@@ -47,7 +47,14 @@ fn item(i: usize, expiry_secs: i64) -> Item {
 }
 
 fn open(dir: &std::path::Path, clock: Arc<dyn Clock>) -> Engine {
-    let engine = Engine::open(dir, EngineOptions { clock }).unwrap();
+    let engine = Engine::open(
+        dir,
+        EngineOptions {
+            clock,
+            ..Default::default()
+        },
+    )
+    .unwrap();
     engine
         .create_table(
             TableDefinition::new(TABLE, "UserName", ScalarAttributeType::S)

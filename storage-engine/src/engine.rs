@@ -3,31 +3,38 @@
 use crate::clock::{Clock, SystemClock};
 use crate::error::{OpenError, StorageError, TableError, WriteError};
 use crate::item::primary_key_bytes;
+use crate::shards::StreamOptions;
+use crate::shards::alloc::OpenShard;
 use crate::storage::{
     FORMAT_KEY, FORMAT_VERSION, Store, TableMeta, decode_item, expiry_key, table_meta_key,
 };
 use crate::table::{TableDefinition, TimeToLiveSpecification};
 use crate::ttl::item_expiry_epoch_secs;
 use fjall::PersistMode;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
 
 /// How many index entries one batch writes when TTL is enabled or disabled.
 const TTL_REINDEX_CHUNK: usize = 10_000;
 
-/// Options for [`Engine::open`].
+/// Options for [`Engine::open`]. Build with `..Default::default()` so that
+/// later options do not break your code.
 #[derive(Clone, Debug)]
 pub struct EngineOptions {
-    /// The time source for TTL expiry, record timestamps and the sweeper.
-    /// Default: [`SystemClock`].
+    /// The time source for TTL expiry, record timestamps, the sweeper and
+    /// stream retention. Default: [`SystemClock`].
     pub clock: Arc<dyn Clock>,
+    /// Shard rotation and retention of DynamoDB-model streams. Default:
+    /// [`StreamOptions::default`] (24 hours, 100,000 records or 4 hours per shard).
+    pub stream: StreamOptions,
 }
 
 impl Default for EngineOptions {
     fn default() -> Self {
         Self {
             clock: Arc::new(SystemClock),
+            stream: StreamOptions::default(),
         }
     }
 }
@@ -54,6 +61,8 @@ impl std::fmt::Debug for Engine {
 pub(crate) struct Inner {
     pub store: Store,
     pub clock: Arc<dyn Clock>,
+    /// Shard rotation and retention.
+    pub stream_options: StreamOptions,
     /// Table metadata cache; changed only under `write`, after the commit.
     pub tables: RwLock<BTreeMap<String, Arc<TableMeta>>>,
     /// The write lock and the counters it protects.
@@ -66,6 +75,8 @@ pub(crate) struct WriteState {
     pub next_sequence_number: u64,
     /// Next table id.
     pub next_table_id: u32,
+    /// The open shard of each DynamoDB-model table whose stream is enabled.
+    pub open_shards: HashMap<u32, OpenShard>,
 }
 
 impl Drop for Inner {
@@ -132,19 +143,24 @@ impl Engine {
                 max_seq = max_seq.max(seq.0);
             }
         }
+        let recovered =
+            crate::shards::recover(&store, &tables, max_seq, options.clock.now_millis())
+                .map_err(storage_err)?;
         tracing::debug!(
             tables = tables.len(),
-            next_sequence_number = max_seq.saturating_add(1),
+            next_sequence_number = recovered.next_sequence_number,
             "engine opened"
         );
         Ok(Engine {
             inner: Arc::new(Inner {
                 store,
                 clock: options.clock,
+                stream_options: options.stream,
                 tables: RwLock::new(tables),
                 write: Mutex::new(WriteState {
-                    next_sequence_number: max_seq.saturating_add(1),
+                    next_sequence_number: recovered.next_sequence_number,
                     next_table_id: max_id.saturating_add(1),
+                    open_shards: recovered.open_shards,
                 }),
             }),
         })
@@ -179,7 +195,20 @@ impl Engine {
             time_to_live: None,
             time_to_live_updated_at_millis: None,
         };
-        self.commit_meta(&meta)?;
+        // The table and, if it has a stream, its stream and first shard: one batch.
+        let store = &self.inner.store;
+        let now = self.inner.clock.now_millis();
+        let mut alloc = state.alloc();
+        let mut batch = store.db.batch();
+        batch.insert(
+            &store.meta,
+            table_meta_key(&table),
+            crate::storage::encode_json("table metadata", &meta)?,
+        );
+        self.stage_stream_enable(&mut batch, &mut alloc, meta.id, &meta.definition, now)?;
+        batch.commit()?;
+        let done = alloc.finish();
+        state.apply(done);
         state.next_table_id = state.next_table_id.saturating_add(1);
         self.cache_meta(meta);
         Ok(())

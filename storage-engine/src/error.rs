@@ -177,6 +177,55 @@ pub enum StreamError {
         /// Table name.
         table: String,
     },
+    /// No stream has this StreamArn (never existed, or removed after its
+    /// retention) (DynamoDB Streams `ResourceNotFoundException`).
+    #[error("stream {stream_arn} not found")]
+    StreamNotFound {
+        /// The StreamArn asked for.
+        stream_arn: String,
+    },
+    /// The stream has no shard with this ShardId (never existed, or trimmed
+    /// away) (`ResourceNotFoundException`).
+    #[error("shard {shard_id} not found in stream {stream_arn}")]
+    ShardNotFound {
+        /// The StreamArn.
+        stream_arn: String,
+        /// The ShardId asked for.
+        shard_id: String,
+    },
+    /// Not a StreamArn this engine could have made (`ValidationException`).
+    #[error("invalid StreamArn {stream_arn:?}: {message}")]
+    InvalidStreamArn {
+        /// What was given.
+        stream_arn: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// A sequence number that does not lie in the shard's
+    /// SequenceNumberRange (`ValidationException`).
+    #[error("SequenceNumber {sequence_number} is outside shard {shard_id} (range {range})")]
+    SequenceNumberOutsideShard {
+        /// The ShardId.
+        shard_id: String,
+        /// The sequence number asked for.
+        sequence_number: crate::SequenceNumber,
+        /// The shard's range, `start..=end` or `start..` while open.
+        range: String,
+    },
+    /// The position asked for lies below the trim horizon: records after it
+    /// have already been removed by retention, so reading on would skip them
+    /// (DynamoDB Streams `TrimmedDataAccessException`).
+    #[error(
+        "table `{table}`: the data you are trying to access has been trimmed (position {position}, records trimmed through {trimmed_through})"
+    )]
+    TrimmedDataAccess {
+        /// The table.
+        table: String,
+        /// The position asked for (`AT_SEQUENCE_NUMBER n` / `AFTER_SEQUENCE_NUMBER n`).
+        position: String,
+        /// The highest sequence number removed by retention.
+        trimmed_through: crate::SequenceNumber,
+    },
     /// The storage layer failed.
     #[error(transparent)]
     Storage(#[from] StorageError),

@@ -29,7 +29,16 @@
 //!   times).
 //! * A change stream per table ("Change data capture for DynamoDB Streams"):
 //!   INSERT / MODIFY / REMOVE records with images per [`StreamViewType`] and
-//!   strictly increasing [`SequenceNumber`]s, read with [`Engine::read_stream`].
+//!   strictly increasing [`SequenceNumber`]s, in shards with parent/child
+//!   lineage (a new shard after [`StreamOptions::max_records_per_shard`]
+//!   records or [`StreamOptions::max_shard_age`]), kept for
+//!   [`StreamOptions::retention`] (default 24 hours) and then trimmed. Read
+//!   as DynamoDB Streams reads: [`Engine::list_streams`],
+//!   [`Engine::describe_stream`], [`Engine::shard_iterator`],
+//!   [`Engine::get_records`] (1,000 records or 1 MB per read, and
+//!   [`StreamError::TrimmedDataAccess`] below the trim horizon); or, across
+//!   shards, with [`Engine::read_stream`]. [`Engine::update_stream`]
+//!   disables and re-enables a stream.
 //! * Storage on [fjall](https://docs.rs/fjall) 3; every write commits one
 //!   atomic batch (item + expiry index + secondary-index entries + change
 //!   record). See `FORMAT.md`.
@@ -68,8 +77,8 @@
 //!   applies the sort-key condition while reading (no key-range seek).
 //! * Secondary indexes are updated synchronously (DynamoDB's GSIs are
 //!   eventually consistent).
-//! * No stream retention: records are kept forever (DynamoDB trims after 24
-//!   hours), and there is one shard per table.
+//! * A stream's shards form one chain (DynamoDB may split a shard in two);
+//!   Tablestore and Spanner change records are neither sharded nor trimmed.
 //! * Writes are serialised by one engine-wide mutex; reads take no lock.
 //! * Enabling TTL scans the table once (under the write lock) to index the
 //!   items already there; it takes effect at once, not within an hour.
@@ -94,7 +103,7 @@
 //!
 //! let dir = tempfile::tempdir()?;
 //! let clock = Arc::new(ManualClock::new(1_700_000_000_000)); // epoch ms
-//! let engine = Engine::open(dir.path(), EngineOptions { clock: clock.clone() })?;
+//! let engine = Engine::open(dir.path(), EngineOptions { clock: clock.clone(), ..Default::default() })?;
 //!
 //! engine.create_table(
 //!     TableDefinition::new("SessionData", "UserName", ScalarAttributeType::S)
@@ -118,6 +127,13 @@
 //! assert_eq!(records.len(), 2);
 //! assert_eq!(records[1].event_name, EventName::Remove);
 //! assert!(records[1].is_ttl_delete());
+//!
+//! // The same records as DynamoDB Streams serves them: a stream, its shards,
+//! // GetRecords on a shard.
+//! let stream = engine.latest_stream("SessionData")?.expect("the stream is enabled");
+//! let shard = &engine.describe_stream(&stream.stream_arn)?.shards[0];
+//! let read = engine.get_records(&stream.stream_arn, &shard.shard_id, StreamPosition::TrimHorizon, 1000)?;
+//! assert_eq!(read.records, records);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
@@ -136,6 +152,7 @@ mod read;
 mod request;
 #[cfg(feature = "server")]
 pub mod server;
+mod shards;
 pub mod spanner;
 mod storage;
 mod stream;
@@ -162,6 +179,11 @@ pub use request::{
     WriteOutput,
 };
 pub use serde_dynamo::{AttributeValue, Item};
+pub use shards::{
+    GetRecordsOutput, MAX_GET_RECORDS, MAX_GET_RECORDS_BYTES, STREAM_ARN_ACCOUNT,
+    STREAM_ARN_REGION, SequenceNumberRange, Shard, StreamDescription, StreamOptions, StreamStatus,
+    StreamSummary, TrimReport,
+};
 pub use stream::{
     ChangeRecord, EventName, ParseSequenceNumberError, SequenceNumber, StreamPosition, UserIdentity,
 };

@@ -8,6 +8,7 @@ use crate::key::encode_key_value;
 use crate::storage::{TableMeta, decode_item, decode_record, expiry_bound, item_key, stream_key};
 use crate::stream::{ChangeRecord, SequenceNumber, StreamPosition};
 use crate::ttl::expired_range_secs;
+use fjall::Readable;
 use serde_dynamo::{AttributeValue, Item};
 use std::sync::Arc;
 
@@ -95,15 +96,19 @@ impl Engine {
     }
 
     /// Up to `limit` change records of `table`, oldest first, starting at
-    /// `from` (DynamoDB Streams `GetShardIterator` + `GetRecords`, "Change
-    /// data capture for DynamoDB Streams"). `Latest` returns nothing; keep the
-    /// last sequence number seen and continue with `AfterSequenceNumber`.
-    /// Records are kept forever in this slice (no 24-hour retention trim).
+    /// `from`, across every shard and every stream of the table (sequence
+    /// order is parent-before-child order). A convenience for tests and
+    /// in-process readers that do not care about shards; the DynamoDB
+    /// Streams reads are [`Engine::get_records`] and its siblings. `Latest`
+    /// returns nothing; keep the last sequence number seen and continue with
+    /// `AfterSequenceNumber`. No 1,000-record or 1 MB cap.
     ///
     /// # Errors
     ///
     /// [`StreamError::TableNotFound`]; [`StreamError::StreamNotEnabled`] if
-    /// the table has no `stream_view_type`; [`StreamError::Storage`].
+    /// the table has no `stream_view_type`; [`StreamError::TrimmedDataAccess`]
+    /// when records at or after an `AtSequenceNumber` / `AfterSequenceNumber`
+    /// position have been removed by retention; [`StreamError::Storage`].
     pub fn read_stream(
         &self,
         table: &str,
@@ -120,10 +125,27 @@ impl Engine {
                 None => return Ok(Vec::new()),
             },
         };
+        let store = &self.inner.store;
+        let snapshot = store.db.snapshot();
+        let trimmed = crate::shards::meta::trimmed_through(&snapshot, &store.shards, meta.id)?;
+        if let Some(t) = trimmed
+            && from != StreamPosition::TrimHorizon
+            && start <= t
+        {
+            return Err(StreamError::TrimmedDataAccess {
+                table: table.to_string(),
+                position: match from {
+                    StreamPosition::AtSequenceNumber(s) => format!("AT_SEQUENCE_NUMBER {s}"),
+                    _ => format!("AFTER_SEQUENCE_NUMBER {}", SequenceNumber(start - 1)),
+                },
+                trimmed_through: SequenceNumber(t),
+            });
+        }
+        let start = start.max(trimmed.map_or(0, |t| t.saturating_add(1)));
         let lo = stream_key(meta.id, SequenceNumber(start));
         let hi = stream_key(meta.id, SequenceNumber(u64::MAX));
         let mut out = Vec::new();
-        for guard in self.inner.store.stream.range(lo..=hi).take(limit) {
+        for guard in snapshot.range(&store.stream, lo..=hi).take(limit) {
             let value = guard.value()?;
             out.push(decode_record(&value)?);
         }

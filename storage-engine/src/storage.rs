@@ -62,6 +62,8 @@ pub(crate) struct Store {
     pub stream: Keyspace,
     /// Secondary-index entries.
     pub indexes: Keyspace,
+    /// Streams, shards and trim marks (see `shards::meta`).
+    pub shards: Keyspace,
 }
 
 impl Store {
@@ -95,6 +97,7 @@ impl Store {
         let expiry = db.keyspace(EXPIRY, KeyspaceCreateOptions::default)?;
         let stream = db.keyspace(STREAM, KeyspaceCreateOptions::default)?;
         let indexes = db.keyspace(INDEXES, KeyspaceCreateOptions::default)?;
+        let shards = db.keyspace(crate::shards::meta::SHARDS, KeyspaceCreateOptions::default)?;
         Ok(Self {
             db,
             meta,
@@ -102,6 +105,7 @@ impl Store {
             expiry,
             stream,
             indexes,
+            shards,
         })
     }
 

@@ -178,7 +178,7 @@ impl Engine {
                 return Ok(deleted);
             };
             let mut batch = store.db.batch();
-            let mut seq = state.next_sequence_number;
+            let mut seq = state.alloc();
             let mut done: HashSet<Vec<u8>> = HashSet::new();
             let mut deleted_here = 0u64;
             for index_key in &candidates {
@@ -205,7 +205,8 @@ impl Engine {
                 }
             }
             batch.commit()?;
-            state.next_sequence_number = seq;
+            let allocated = seq.finish();
+            state.apply(allocated);
             drop(state);
             deleted += deleted_here;
         }
@@ -244,7 +245,14 @@ mod tests {
     fn stale_index_entries_are_removed_without_deleting_items() {
         let dir = tempfile::tempdir().unwrap();
         let clock = Arc::new(ManualClock::new(1_000_000));
-        let engine = Engine::open(dir.path(), EngineOptions { clock }).unwrap();
+        let engine = Engine::open(
+            dir.path(),
+            EngineOptions {
+                clock,
+                ..Default::default()
+            },
+        )
+        .unwrap();
         engine
             .create_table(TableDefinition::new("Tbl", "pk", ScalarAttributeType::S))
             .unwrap();

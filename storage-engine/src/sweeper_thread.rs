@@ -1,5 +1,7 @@
 //! The background sweeper thread: paced passes of [`Engine::sweep_now`]'s
-//! code, a lag histogram, and a trigger that wakes it at once.
+//! code, each followed by a stream retention pass ([`Engine::trim_streams`]'s
+//! code, at most 100,000 records), a lag histogram, and a trigger that wakes
+//! it at once.
 
 use crate::engine::{Engine, Inner};
 use crate::sweep_lag::LagHistogram;
@@ -9,6 +11,10 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+
+/// Most stream records one pass of the thread trims (retention; see
+/// [`Engine::trim_streams`]).
+const TRIM_PER_PASS: usize = 100_000;
 
 /// Options for [`Engine::start_sweeper`].
 #[derive(Clone, Debug)]
@@ -187,11 +193,11 @@ fn sweeper_loop(
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
+        let Some(inner) = weak.upgrade() else {
+            return;
+        };
+        let engine = Engine { inner };
         if budget != Some(0) {
-            let Some(inner) = weak.upgrade() else {
-                return;
-            };
-            let engine = Engine { inner };
             match engine.sweep(budget, options.batch_size) {
                 Ok(report) => {
                     pacer.spend(report.deleted);
@@ -212,6 +218,12 @@ fn sweeper_loop(
                 }
             }
         }
+        // Stream retention rides on the same thread and interval (not on the
+        // deletion budget: trimming is not a TTL deletion).
+        if let Err(e) = engine.trim(TRIM_PER_PASS) {
+            tracing::warn!(error = %e, "stream retention pass failed; retrying next interval");
+        }
+        drop(engine);
         match wake_rx.recv_timeout(options.interval) {
             Ok(()) | Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => return,

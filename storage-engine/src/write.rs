@@ -11,6 +11,7 @@ use crate::codec::{RecordParts, encode_item, encode_record};
 use crate::engine::{Engine, WriteState};
 use crate::error::{StorageError, WriteError};
 use crate::item::{key_only_bytes, validate_attribute, validate_item};
+use crate::shards::alloc::SeqAlloc;
 use crate::storage::{TableMeta, decode_item, expiry_key, item_key, stream_key};
 use crate::stream::{EventName, SequenceNumber, UserIdentity};
 use crate::ttl::item_expiry_epoch_secs;
@@ -88,7 +89,7 @@ impl Engine {
         }
         for chunk in keyed.chunks(BULK_CHUNK) {
             let mut batch = self.inner.store.db.batch();
-            let mut seq = state.next_sequence_number;
+            let mut seq = state.alloc();
             // Items written earlier in this batch are not yet visible to reads.
             let mut pending: HashMap<&[u8], &Item> = HashMap::new();
             for (pk, item) in chunk {
@@ -110,7 +111,8 @@ impl Engine {
                 pending.insert(pk.as_slice(), item);
             }
             batch.commit()?;
-            state.next_sequence_number = seq;
+            let done = seq.finish();
+            state.apply(done);
         }
         Ok(())
     }
@@ -205,10 +207,11 @@ impl Engine {
         new: Option<&Item>,
     ) -> Result<(), StorageError> {
         let mut batch = self.inner.store.db.batch();
-        let mut seq = state.next_sequence_number;
+        let mut seq = state.alloc();
         self.stage(&mut batch, &mut seq, meta, pk, old, new, None)?;
         batch.commit()?;
-        state.next_sequence_number = seq;
+        let done = seq.finish();
+        state.apply(done);
         Ok(())
     }
 
@@ -236,13 +239,14 @@ impl Engine {
     /// Stages one item change from `old` to `new` (either may be absent) into
     /// `batch`: the item, its expiry-index entry, its secondary-index entries
     /// (`index::stage`; also on TTL deletions, which come through here) and, if the table has a
-    /// stream, a change record numbered `*next_seq` (then incremented).
-    /// Caller holds the write lock and commits.
+    /// stream, a change record numbered by `alloc` (which stages a shard
+    /// rotation into the same batch when one is due).
+    /// Caller holds the write lock, commits, then applies `alloc`.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn stage(
         &self,
         batch: &mut OwnedWriteBatch,
-        next_seq: &mut u64,
+        alloc: &mut SeqAlloc<'_>,
         meta: &TableMeta,
         pk: &[u8],
         old: Option<&Item>,
@@ -270,8 +274,9 @@ impl Engine {
         }
         crate::index::stage(store, batch, meta, pk, old, new)?;
         if let (Some(view), Some(any)) = (meta.definition.stream_view_type, new.or(old)) {
-            let seq = SequenceNumber(*next_seq);
-            *next_seq = next_seq.saturating_add(1);
+            let now_millis = self.inner.clock.now_millis();
+            let options = &self.inner.stream_options;
+            let seq = SequenceNumber(alloc.record(store, batch, options, meta.id, now_millis)?);
             let keys: Vec<(&String, &AttributeValue)> = meta
                 .definition
                 .key_attributes()
@@ -285,7 +290,7 @@ impl Engine {
                     (Some(_), Some(_)) => EventName::Modify,
                     (_, None) => EventName::Remove,
                 },
-                now_millis: self.inner.clock.now_millis(),
+                now_millis,
                 view,
                 keys: &keys,
                 new_image: new_bytes

@@ -11,7 +11,12 @@
 //!   without a record);
 //! * sequence numbers are strictly increasing, and the records seen after a
 //!   restart start with every record seen before (nothing lost or rewritten);
-//! * a TTL REMOVE is written only after the item's expiry.
+//! * a TTL REMOVE is written only after the item's expiry;
+//! * the stream's shards (rotated every 40 records and at each round's first
+//!   write, by age) form one parent-before-child chain: every shard but the
+//!   last closed, each closed shard ending at its last record and holding at
+//!   most 40, and reading shard by shard with `get_records` yields exactly
+//!   the records of the table's stream, in order.
 #![allow(clippy::unwrap_used)]
 
 mod common;
@@ -24,8 +29,8 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 use ttlstream_engine::{
-    AttributeValue, ChangeRecord, Clock, EventName, ManualClock, StreamPosition, StreamViewType,
-    SweeperOptions,
+    AttributeValue, ChangeRecord, Clock, Engine, EngineOptions, EventName, ManualClock,
+    StreamOptions, StreamPosition, StreamStatus, StreamViewType, SweeperOptions,
 };
 
 const ROUNDS: u64 = 20;
@@ -33,6 +38,89 @@ const SEED: u64 = 0x7717_5EED;
 /// Simulated time between rounds: every item of earlier rounds is expired
 /// when the next child starts.
 const ROUND_GAP_MILLIS: i64 = 100_000_000;
+/// Records per shard before rotation: small, so kills land on rotations.
+const SHARD_RECORDS: u64 = 40;
+
+/// Opens with a retention longer than the whole test (every record is
+/// checked), small shards, and rotation by age at each round's first write.
+fn open_crash(dir: &Path, clock: &Arc<ManualClock>) -> Engine {
+    Engine::open(
+        dir,
+        EngineOptions {
+            clock: clock.clone(),
+            stream: StreamOptions {
+                retention: Duration::from_secs(10 * 365 * 86_400),
+                max_records_per_shard: SHARD_RECORDS,
+                max_shard_age: Duration::from_secs(3600),
+            },
+        },
+    )
+    .unwrap()
+}
+
+/// The shard invariants (see the module comment).
+fn check_shards(engine: &Engine) {
+    let streams = engine.list_streams(Some(TABLE)).unwrap();
+    assert_eq!(streams.len(), 1, "{streams:?}");
+    let description = engine.describe_stream(&streams[0].stream_arn).unwrap();
+    assert_eq!(description.stream_status, StreamStatus::Enabled);
+    let shards = &description.shards;
+    let mut via_shards = Vec::new();
+    for (i, shard) in shards.iter().enumerate() {
+        let range = shard.sequence_number_range;
+        match i {
+            0 => assert_eq!(shard.parent_shard_id, None),
+            _ => assert_eq!(
+                shard.parent_shard_id.as_deref(),
+                Some(shards[i - 1].shard_id.as_str()),
+                "lineage broken at {shard:?}"
+            ),
+        }
+        let last = i + 1 == shards.len();
+        assert_eq!(range.ending_sequence_number.is_none(), last, "{shard:?}");
+        let mut position = StreamPosition::TrimHorizon;
+        let mut held = Vec::new();
+        loop {
+            let out = engine
+                .get_records(&streams[0].stream_arn, &shard.shard_id, position, 1000)
+                .unwrap();
+            let empty = out.records.is_empty();
+            held.extend(out.records);
+            match out.next_position {
+                Some(next) if !empty => position = next,
+                Some(_) => break,
+                None => {
+                    assert!(!last, "open shard {shard:?} reported drained");
+                    break;
+                }
+            }
+        }
+        if let Some(end) = range.ending_sequence_number {
+            assert!(
+                held.len() as u64 <= SHARD_RECORDS,
+                "{shard:?}: {}",
+                held.len()
+            );
+            if let Some(r) = held.last() {
+                assert_eq!(
+                    r.sequence_number, end,
+                    "{shard:?} does not end at its last record"
+                );
+            }
+            if let Some(next) = shards.get(i + 1) {
+                assert!(next.sequence_number_range.starting_sequence_number > end);
+            }
+        }
+        for r in &held {
+            assert!(r.sequence_number >= range.starting_sequence_number);
+        }
+        via_shards.extend(held);
+    }
+    let all = engine
+        .read_stream(TABLE, StreamPosition::TrimHorizon, usize::MAX)
+        .unwrap();
+    assert_eq!(via_shards, all, "shards do not partition the stream");
+}
 
 /// splitmix64: a seeded, dependency-free random source.
 struct Rng(u64);
@@ -69,7 +157,7 @@ fn crash_child_writer_and_sweeper() {
     };
     let round: u64 = round.parse().unwrap();
     let clock = Arc::new(ManualClock::new(round_start_millis(round)));
-    let engine = open(Path::new(&dir), &clock);
+    let engine = open_crash(Path::new(&dir), &clock);
     if engine.list_tables().unwrap().is_empty() {
         session_table(&engine, StreamViewType::NewAndOldImages);
     }
@@ -127,7 +215,8 @@ struct Seen {
 /// Checks every invariant on the recovered data.
 fn check(dir: &Path, acked: &HashSet<String>, seen: &mut Seen) {
     let clock = Arc::new(ManualClock::new(START_MILLIS));
-    let engine = open(dir, &clock);
+    let engine = open_crash(dir, &clock);
+    check_shards(&engine);
     // Re-read the newest record seen before: it must be unchanged.
     let from = seen
         .newest
@@ -255,7 +344,7 @@ fn killed_writer_and_sweeper_keep_items_and_stream_consistent() {
     // life ended by exactly one REMOVE, no record repeated.
     {
         let clock = Arc::new(ManualClock::new(round_start_millis(ROUNDS)));
-        let engine = open(dir.path(), &clock);
+        let engine = open_crash(dir.path(), &clock);
         engine.sweep_now().unwrap();
         assert!(engine.scan(TABLE).unwrap().is_empty());
         engine.close().unwrap();

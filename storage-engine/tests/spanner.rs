@@ -89,6 +89,7 @@ fn open() -> (tempfile::TempDir, Arc<ManualClock>, Engine) {
         dir.path(),
         EngineOptions {
             clock: clock.clone(),
+            ..Default::default()
         },
     )
     .unwrap();
@@ -335,6 +336,7 @@ fn tables_and_sequence_numbers_survive_reopen() {
             dir.path(),
             EngineOptions {
                 clock: clock.clone(),
+                ..Default::default()
             },
         )
         .unwrap();
@@ -351,7 +353,14 @@ fn tables_and_sequence_numbers_survive_reopen() {
             .unwrap();
         engine.read_spanner_change_stream("T", None, 10).unwrap()[0].sequence_number
     };
-    let engine = Engine::open(dir.path(), EngineOptions { clock }).unwrap();
+    let engine = Engine::open(
+        dir.path(),
+        EngineOptions {
+            clock,
+            ..Default::default()
+        },
+    )
+    .unwrap();
     engine
         .insert_row("T", SpannerRow::from([("k".to_string(), V::Int64(2))]))
         .unwrap();

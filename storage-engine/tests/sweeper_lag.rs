@@ -28,6 +28,7 @@ fn lag_is_the_age_of_the_oldest_unswept_expiry_and_zero_after_a_sweep() {
         dir.path(),
         EngineOptions {
             clock: clock.clone(),
+            ..Default::default()
         },
     )
     .expect("open");

@@ -22,6 +22,7 @@ fn setup(options: TablestoreOptions) -> (tempfile::TempDir, Arc<ManualClock>, En
         dir.path(),
         EngineOptions {
             clock: clock.clone(),
+            ..Default::default()
         },
     )
     .unwrap();

@@ -298,6 +298,17 @@ pub(crate) fn decode_item(bytes: &[u8]) -> Result<Item, String> {
     r.finish(m.into())
 }
 
+/// The ApproximateCreationDateTime (epoch ms) of a binary change record,
+/// read from its fixed header without decoding the rest; `None` if `bytes`
+/// is not a binary record.
+pub(crate) fn record_time_millis(bytes: &[u8]) -> Option<i64> {
+    if bytes.first() != Some(&BINARY_TAG) {
+        return None;
+    }
+    let b = bytes.get(4..12)?;
+    <[u8; 8]>::try_from(b).ok().map(i64::from_be_bytes)
+}
+
 /// Decodes a binary change record (tag byte included).
 ///
 /// # Errors

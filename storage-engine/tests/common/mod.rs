@@ -50,6 +50,7 @@ pub fn open(dir: &Path, clock: &Arc<ManualClock>) -> Engine {
         dir,
         EngineOptions {
             clock: clock.clone(),
+            ..Default::default()
         },
     )
     .unwrap()

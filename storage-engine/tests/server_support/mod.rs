@@ -39,6 +39,7 @@ pub async fn start_with(configure: impl FnOnce(&mut ServerOptions)) -> Harness {
         dir.path(),
         EngineOptions {
             clock: clock.clone(),
+            ..Default::default()
         },
     )
     .unwrap();
