@@ -34,6 +34,7 @@ async fn step_records_reads_matches_deliveries_and_ttl_deletions() {
         dir.path().join("data"),
         EngineOptions {
             clock: clock.clone(),
+            ..Default::default()
         },
     )
     .expect("engine");

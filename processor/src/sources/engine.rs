@@ -1,11 +1,13 @@
-//! `engine` source: the bundled engine's change stream, read in process.
+//! `engine` source: the bundled engine's change stream, read in process
+//! through its DynamoDB Streams API (ListStreams, DescribeStream, GetRecords),
+//! shard by shard, parent before child.
 
 use std::path::PathBuf;
 use std::str::FromStr;
 use std::time::Duration;
 
 use serde::Deserialize;
-use ttlstream_engine::{Engine, SequenceNumber, StreamPosition, Sweeper, SweeperOptions};
+use ttlstream_engine::{Engine, SequenceNumber, Shard, StreamPosition, Sweeper, SweeperOptions};
 
 use super::{BoxFuture, ReadFrom, Source, StartingPosition};
 use crate::error::SourceError;
@@ -91,8 +93,49 @@ impl EngineSource {
         })
     }
 
+    fn stream_error(&self, source: ttlstream_engine::StreamError) -> SourceError {
+        SourceError::Stream {
+            table: self.table.clone(),
+            source: Box::new(source),
+        }
+    }
+
+    /// Every shard of every stream of the table (older streams first), each
+    /// stream's shards parent before child: the order records must be read in.
+    fn shards_in_order(&self) -> Result<Vec<(String, Shard)>, SourceError> {
+        let mut out = Vec::new();
+        let streams = self
+            .engine
+            .list_streams(Some(&self.table))
+            .map_err(|e| self.stream_error(e))?;
+        if streams.is_empty() {
+            // No stream kept: say why (no such table, stream disabled)
+            // rather than wait forever.
+            self.engine
+                .latest_sequence_number(&self.table)
+                .map_err(|e| self.stream_error(e))?;
+        }
+        for stream in streams {
+            let description = self
+                .engine
+                .describe_stream(&stream.stream_arn)
+                .map_err(|e| self.stream_error(e))?;
+            out.extend(
+                description
+                    .shards
+                    .into_iter()
+                    .map(|shard| (stream.stream_arn.clone(), shard)),
+            );
+        }
+        Ok(out)
+    }
+
+    /// Reads shard by shard with GetRecords-limited reads (1,000 records or
+    /// 1 MB each) until `max_records` are read or an open shard has nothing
+    /// new. A shard is left for its child only when it is closed and
+    /// drained, so parents are always read before children.
     fn read_now(&self, from: &ReadFrom, max_records: usize) -> Result<Vec<Record>, SourceError> {
-        let (position, until) = match from {
+        let (mut position, until) = match from {
             ReadFrom::TrimHorizon => (StreamPosition::TrimHorizon, None),
             ReadFrom::After(sequence) => (
                 StreamPosition::AfterSequenceNumber(self.parse_sequence(sequence)?),
@@ -103,18 +146,48 @@ impl EngineSource {
                 Some(self.parse_sequence(last)?),
             ),
         };
-        let changes = self
-            .engine
-            .read_stream(&self.table, position, max_records)
-            .map_err(|source| SourceError::Stream {
-                table: self.table.clone(),
-                source: Box::new(source),
-            })?;
-        changes
-            .into_iter()
-            .take_while(|change| until.is_none_or(|last| change.sequence_number <= last))
-            .map(|change| Record::from_change(change, &self.context))
-            .collect()
+        let first_wanted = match position {
+            StreamPosition::AtSequenceNumber(s) => s.0,
+            StreamPosition::AfterSequenceNumber(s) => s.0.saturating_add(1),
+            _ => 0,
+        };
+        let mut out = Vec::new();
+        for (arn, shard) in self.shards_in_order()? {
+            // A closed shard wholly before the position holds nothing wanted.
+            if shard
+                .sequence_number_range
+                .ending_sequence_number
+                .is_some_and(|end| end.0 < first_wanted)
+            {
+                continue;
+            }
+            loop {
+                let want = max_records.saturating_sub(out.len());
+                if want == 0 {
+                    return Ok(out);
+                }
+                let got = self
+                    .engine
+                    .get_records(&arn, &shard.shard_id, position, want)
+                    .map_err(|e| self.stream_error(e))?;
+                let read = got.records.len();
+                for change in got.records {
+                    if until.is_some_and(|last| change.sequence_number > last) {
+                        return Ok(out);
+                    }
+                    position = StreamPosition::AfterSequenceNumber(change.sequence_number);
+                    out.push(Record::from_change(change, &self.context)?);
+                }
+                match got.next_position {
+                    // Closed and drained: go on with the child.
+                    None => break,
+                    // Open and nothing new: caught up.
+                    Some(_) if read == 0 => return Ok(out),
+                    Some(_) => {}
+                }
+            }
+        }
+        Ok(out)
     }
 }
 
