@@ -159,7 +159,7 @@ impl Engine {
                 tables: RwLock::new(tables),
                 write: Mutex::new(WriteState {
                     next_sequence_number: recovered.next_sequence_number,
-                    next_table_id: max_id.saturating_add(1),
+                    next_table_id: max_id.max(recovered.max_table_id).saturating_add(1),
                     open_shards: recovered.open_shards,
                 }),
             }),

@@ -72,7 +72,8 @@
 //!
 //! * No transactions; [`Engine::update_stream`] is the only table update
 //!   (indexes are defined at CreateTable only); [`Engine::delete_table`]
-//!   deletes the table's stream with it, no reserved-word check on
+//!   leaves the table's stream DISABLED, readable until retention removes
+//!   it (as DynamoDB); no reserved-word check on
 //!   attribute names in expressions. Query reads the whole partition and
 //!   applies the sort-key condition while reading (no key-range seek).
 //! * Secondary indexes are updated synchronously (DynamoDB's GSIs are

@@ -4,7 +4,7 @@
 use crate::engine::Engine;
 use crate::error::TableError;
 use crate::storage::table_meta_key;
-use crate::table::{StreamViewType, TableDefinition};
+use crate::table::TableDefinition;
 use fjall::Keyspace;
 use std::sync::Arc;
 
@@ -18,55 +18,39 @@ impl Engine {
     /// is gone for every later call at once (DynamoDB reports `DELETING` for
     /// a while; the server reports that status in the answer).
     ///
-    /// Unlike DynamoDB, the table's stream is deleted with it (DynamoDB keeps
-    /// a deleted table's stream readable for 24 hours). Entries are removed
-    /// first and the metadata last, so a crash part-way leaves the table
-    /// listed with part of its items; deleting it again finishes the job.
+    /// The table's stream is not deleted: as in DynamoDB, it becomes
+    /// DISABLED (its open shard closed, in the batch that removes the
+    /// metadata) and stays readable until retention removes it ("DeleteTable":
+    /// the stream is deleted 24 hours after). Entries are removed first and
+    /// the metadata last, so a crash part-way leaves the table listed with
+    /// part of its items; deleting it again finishes the job.
     ///
     /// # Errors
     ///
     /// [`TableError::NotFound`]; [`TableError::Storage`].
     pub fn delete_table(&self, table: &str) -> Result<TableDefinition, TableError> {
-        let _state = self.lock_writes();
+        let mut state = self.lock_writes();
         let meta = self.table_meta(table).ok_or_else(|| TableError::NotFound {
             table: table.to_string(),
         })?;
         let store = &self.inner.store;
         let prefix = meta.id.to_be_bytes();
-        for keyspace in [&store.items, &store.expiry, &store.indexes, &store.stream] {
+        for keyspace in [&store.items, &store.expiry, &store.indexes] {
             self.remove_prefix(keyspace, &prefix)?;
         }
+        let mut alloc = state.alloc();
         let mut batch = store.db.batch();
         batch.remove(&store.meta, table_meta_key(table));
+        if meta.definition.stream_view_type.is_some() {
+            let now = self.inner.clock.now_millis();
+            self.stage_stream_disable(&mut batch, &mut alloc, meta.id, now)?;
+        }
         batch.commit()?;
+        let done = alloc.finish();
+        state.apply(done);
         self.uncache_meta(table);
         tracing::debug!(table, "table deleted");
         Ok(meta.definition.clone())
-    }
-
-    /// Turns the change stream of `table` on (`Some(view)`) or off (`None`)
-    /// (DynamoDB `UpdateTable` with `StreamSpecification`). Writes after the
-    /// call append records per the new setting; records already in the
-    /// stream stay readable.
-    ///
-    /// # Errors
-    ///
-    /// [`TableError::NotFound`]; [`TableError::Storage`].
-    pub fn update_stream(
-        &self,
-        table: &str,
-        view: Option<StreamViewType>,
-    ) -> Result<TableDefinition, TableError> {
-        let _state = self.lock_writes();
-        let meta = self.table_meta(table).ok_or_else(|| TableError::NotFound {
-            table: table.to_string(),
-        })?;
-        let mut new_meta = (*meta).clone();
-        new_meta.definition.stream_view_type = view;
-        self.commit_meta(&new_meta)?;
-        let definition = new_meta.definition.clone();
-        self.cache_meta(new_meta);
-        Ok(definition)
     }
 
     /// When TTL on `table` was last enabled or disabled (engine clock,

@@ -389,3 +389,43 @@ fn rotation_state_survives_reopen() {
             .all(|s| s.sequence_number_range.ending_sequence_number.is_some())
     );
 }
+
+#[test]
+fn deleting_a_table_leaves_its_stream_disabled_and_readable() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = Arc::new(ManualClock::new(START_MILLIS));
+    let stream = {
+        let engine = open_with(dir.path(), &clock, StreamOptions::default());
+        session_table(&engine, StreamViewType::KeysOnly);
+        put(&engine, 0..2);
+        let stream = engine.latest_stream(TABLE).unwrap().unwrap();
+        engine.delete_table(TABLE).unwrap();
+        stream
+    };
+    // After a reopen a new table of the same name gets a new stream; the
+    // old one is DISABLED, closed and still holds its records.
+    let engine = open_with(dir.path(), &clock, StreamOptions::default());
+    session_table(&engine, StreamViewType::KeysOnly);
+    put(&engine, 5..6);
+    let old = engine.describe_stream(&stream.stream_arn).unwrap();
+    assert_eq!(old.stream_status, StreamStatus::Disabled);
+    let (held, drained) = drain_in(&engine, &stream.stream_arn, &old.shards[0]);
+    assert_eq!((held.len(), drained), (2, true));
+    let new = engine.latest_stream(TABLE).unwrap().unwrap();
+    assert_ne!(new.stream_arn, stream.stream_arn);
+    let shard = &engine.describe_stream(&new.stream_arn).unwrap().shards[0];
+    let (seqs, _) = drain_in(&engine, &new.stream_arn, shard);
+    assert_eq!(
+        seqs.len(),
+        1,
+        "the new table's stream holds only its own record"
+    );
+    assert_eq!(
+        engine
+            .read_stream(TABLE, StreamPosition::TrimHorizon, 10)
+            .unwrap()
+            .len(),
+        1,
+        "the new table does not inherit the old table's records"
+    );
+}

@@ -92,7 +92,13 @@ pub fn run(args: ServeArgs) -> ExitCode {
         Some(c) => c.clone(),
         None => Arc::new(SystemClock),
     };
-    let engine = match Engine::open(&args.data_dir, EngineOptions { clock }) {
+    let engine = match Engine::open(
+        &args.data_dir,
+        EngineOptions {
+            clock,
+            ..Default::default()
+        },
+    ) {
         Ok(engine) => engine,
         Err(e) => {
             eprintln!("error: {e}");

@@ -25,6 +25,8 @@ impl Engine {
     /// once and atomically (table setting, stream and shard entries in one
     /// batch).
     ///
+    /// Returns the table's new definition.
+    ///
     /// # Errors
     ///
     /// [`TableError::NotFound`]; [`TableError::Invalid`] when enabling a
@@ -35,7 +37,7 @@ impl Engine {
         &self,
         table: &str,
         view: Option<StreamViewType>,
-    ) -> Result<(), TableError> {
+    ) -> Result<TableDefinition, TableError> {
         let mut state = self.lock_writes();
         let meta = self.table_meta(table).ok_or_else(|| TableError::NotFound {
             table: table.to_string(),
@@ -73,8 +75,9 @@ impl Engine {
         batch.commit()?;
         let done = alloc.finish();
         state.apply(done);
+        let definition = new_meta.definition.clone();
         self.cache_meta(new_meta);
-        Ok(())
+        Ok(definition)
     }
 
     /// Stages a new ENABLED stream of `definition`'s table (id `table_id`)
@@ -140,7 +143,7 @@ impl Engine {
 
     /// Stages closing the open shard of `table_id` and marking its stream
     /// DISABLED.
-    fn stage_stream_disable(
+    pub(crate) fn stage_stream_disable(
         &self,
         batch: &mut OwnedWriteBatch,
         alloc: &mut SeqAlloc<'_>,
@@ -183,6 +186,9 @@ impl Engine {
 /// What [`recover`] found.
 pub(crate) struct Recovered {
     pub next_sequence_number: u64,
+    /// The highest table id any stream names (a deleted table's stream
+    /// keeps its id from being reused while it is kept).
+    pub max_table_id: u32,
     pub open_shards: HashMap<u32, OpenShard>,
 }
 
@@ -237,6 +243,7 @@ pub(crate) fn recover(
         );
     }
     Ok(Recovered {
+        max_table_id: streams.iter().map(|s| s.table_id).max().unwrap_or(0),
         next_sequence_number: next,
         open_shards,
     })

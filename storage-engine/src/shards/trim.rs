@@ -78,7 +78,9 @@ impl Engine {
                 }
             }
         }
-        batch.commit()?;
+        if !batch.is_empty() {
+            batch.commit()?;
+        }
         let snapshot = store.db.snapshot();
         let streams = load_streams(&snapshot, &store.shards)?;
         let mut batch = store.db.batch();
@@ -95,7 +97,9 @@ impl Engine {
                 report.streams_removed += 1;
             }
         }
-        batch.commit()?;
+        if !batch.is_empty() {
+            batch.commit()?;
+        }
         if report != TrimReport::default() {
             tracing::debug!(?report, "stream retention pass");
         }
