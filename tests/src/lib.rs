@@ -2,6 +2,7 @@
 
 pub mod s3;
 pub mod server;
+pub mod ttl_table;
 
 use std::collections::HashMap;
 use std::path::Path;
