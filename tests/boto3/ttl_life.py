@@ -1,4 +1,6 @@
-"""The full life of a TTL item against `ttlstream serve`, with boto3.
+"""The full life of a TTL item against `ttlstream serve`, with boto3: the
+table with a stream, TTL enabled, an expired item swept, and its REMOVE record
+read with the dynamodbstreams client.
 
 Usage: python ttl_life.py ENDPOINT_URL
 
@@ -94,5 +96,20 @@ assert "Item" not in ddb.get_item(TableName=TABLE, Key=key), "expired item still
 remaining = ddb.scan(TableName=TABLE)["Items"]
 seen["remaining"] = [i["UserName"]["S"] for i in remaining]
 assert seen["remaining"] == ["user2"], seen
+
+# The deletion in the table's stream, read with the DynamoDB Streams client:
+# a REMOVE carrying the TTL service's identity (GetRecords casing).
+streams = client("dynamodbstreams")
+listed = streams.list_streams(TableName=TABLE)["Streams"]
+assert [s["StreamArn"] for s in listed] == [stream_arn], (listed, stream_arn)
+shards = streams.describe_stream(StreamArn=stream_arn)["StreamDescription"]["Shards"]
+iterator = streams.get_shard_iterator(
+    StreamArn=stream_arn, ShardId=shards[0]["ShardId"], ShardIteratorType="TRIM_HORIZON",
+)["ShardIterator"]
+records = streams.get_records(ShardIterator=iterator)["Records"]
+removes = [r for r in records if r["eventName"] == "REMOVE"]
+assert len(removes) == 1, records
+seen["remove_identity"] = removes[0]["userIdentity"]
+seen["remove_old_image_user"] = removes[0]["dynamodb"]["OldImage"]["UserName"]["S"]
 
 print(json.dumps(seen, sort_keys=True))

@@ -53,4 +53,10 @@ fn boto3_sees_an_expired_item_swept() {
     assert_eq!(seen["ttl_after_update"], "ENABLING", "{seen}");
     assert_eq!(seen["wrong_secret"], "InvalidSignatureException", "{seen}");
     assert_eq!(seen["remaining"], serde_json::json!(["user2"]), "{seen}");
+    assert_eq!(
+        seen["remove_identity"],
+        serde_json::json!({"Type": "Service", "PrincipalId": "dynamodb.amazonaws.com"}),
+        "{seen}"
+    );
+    assert_eq!(seen["remove_old_image_user"], "user1", "{seen}");
 }

@@ -47,6 +47,12 @@ pub enum ErrorKind {
     IncompleteSignature,
     /// `AccessDeniedException`: the admin paths from a non-loopback peer.
     AccessDenied,
+    /// `ExpiredIteratorException` (DynamoDB Streams): a shard iterator older
+    /// than 15 minutes.
+    ExpiredIterator,
+    /// `TrimmedDataAccessException` (DynamoDB Streams): records past the
+    /// retention period.
+    TrimmedDataAccess,
     /// An `UnknownOperationException` answered with HTTP 404: a
     /// `Content-Type` other than the JSON 1.0 protocol's (DynamoDB answers 404).
     UnsupportedContentType,
@@ -70,6 +76,8 @@ impl ErrorKind {
             Self::InvalidSignature => (CORAL, "InvalidSignatureException"),
             Self::IncompleteSignature => (CORAL, "IncompleteSignatureException"),
             Self::AccessDenied => (CORAL, "AccessDeniedException"),
+            Self::ExpiredIterator => (DYNAMODB, "ExpiredIteratorException"),
+            Self::TrimmedDataAccess => (DYNAMODB, "TrimmedDataAccessException"),
         };
         format!("{prefix}{name}")
     }

@@ -18,13 +18,13 @@
 //! * Admin paths for tests ([`ADMIN_PREFIX`]): sweep now, read or move a
 //!   manual clock.
 //! * The DynamoDB Streams API (ListStreams, DescribeStream,
-//!   GetShardIterator, GetRecords) is not served yet: `LatestStreamArn` is
-//!   reported, but nothing answers on it.
+//!   GetShardIterator, GetRecords) is served on the same endpoint
+//!   (`X-Amz-Target: DynamoDBStreams_20120810.<Op>`); see `streams.rs`.
 //! * Not served: transactions, PartiQL, UpdateTable index changes, Scan `Segment`s, the legacy parameters
 //!   (`Expected`, `KeyConditions`, `AttributesToGet`, ...).
-//! * ARNs use region `us-east-1` and account `000000000000`; there is no
-//!   table creation time, so `LatestStreamLabel` is a fixed
-//!   `1970-01-01T00:00:00.000`.
+//! * Table ARNs use region `us-east-1` and account `000000000000`; stream
+//!   ARNs are the engine's (`LatestStreamArn` / `LatestStreamLabel` name its
+//!   newest stream).
 //!
 //! ## Example
 //!
@@ -45,6 +45,7 @@ mod error;
 mod protocol;
 mod shapes;
 mod sigv4;
+mod streams;
 mod table_update;
 mod tables;
 mod ttl;
@@ -54,6 +55,7 @@ pub use batch::{MAX_BATCH_GET_KEYS, MAX_BATCH_GET_RESPONSE_BYTES, MAX_BATCH_WRIT
 pub use error::{ApiError, ErrorKind};
 pub use protocol::{CONTENT_TYPE, TARGET_PREFIX};
 pub use sigv4::{Credentials, MAX_CLOCK_SKEW, ParseCredentialsError};
+pub use streams::{SHARD_ITERATOR_LIFETIME_MILLIS, STREAMS_TARGET_PREFIX};
 
 use crate::{Engine, ManualClock};
 use axum::Router;

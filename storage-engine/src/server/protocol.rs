@@ -1,9 +1,10 @@
 //! The AWS JSON 1.0 protocol ("DynamoDB low-level API"): every request is a
-//! `POST /` whose `X-Amz-Target: DynamoDB_20120810.<Operation>` header names
-//! the operation and whose body is a JSON object; answers carry
+//! `POST /` whose `X-Amz-Target: DynamoDB_20120810.<Operation>` (or
+//! `DynamoDBStreams_20120810.<Operation>`) header names the operation and whose body is a JSON object; answers carry
 //! `Content-Type: application/x-amz-json-1.0`.
 
 use super::error::{ApiError, ErrorKind};
+use super::streams::STREAMS_TARGET_PREFIX;
 use super::{AppState, dynamodb};
 use axum::body::{Body, Bytes};
 use axum::extract::State;
@@ -58,18 +59,27 @@ async fn handle_inner(
         .and_then(|v| v.to_str().ok())
         .unwrap_or_default()
         .to_string();
-    let Some(operation) = target.strip_prefix(TARGET_PREFIX) else {
+    let (streams, operation) = if let Some(op) = target.strip_prefix(TARGET_PREFIX) {
+        (false, op.to_string())
+    } else if let Some(op) = target.strip_prefix(STREAMS_TARGET_PREFIX) {
+        (true, op.to_string())
+    } else {
         return Err(unknown(&target));
     };
-    let operation = operation.to_string();
-    tokio::task::spawn_blocking(move || dynamodb::dispatch(&state, &operation, &bytes))
-        .await
-        .map_err(|e| {
-            ApiError::new(
-                ErrorKind::InternalServerError,
-                format!("request failed: {e}"),
-            )
-        })?
+    tokio::task::spawn_blocking(move || {
+        if streams {
+            super::streams::dispatch(&state.engine, &operation, &bytes)
+        } else {
+            dynamodb::dispatch(&state, &operation, &bytes)
+        }
+    })
+    .await
+    .map_err(|e| {
+        ApiError::new(
+            ErrorKind::InternalServerError,
+            format!("request failed: {e}"),
+        )
+    })?
 }
 
 /// Accepts `application/x-amz-json-1.0` (what SDKs send), `application/json`

@@ -14,7 +14,6 @@ use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
 const ARN_PREFIX: &str = "arn:aws:dynamodb:us-east-1:000000000000:table/";
-const STREAM_LABEL: &str = "1970-01-01T00:00:00.000";
 
 pub(super) fn required<T>(value: Option<T>, member: &str) -> Result<T, ApiError> {
     value.ok_or_else(|| ApiError::missing(member))
@@ -179,6 +178,8 @@ fn projection_shape(p: &Projection) -> ProjectionShape {
 
 pub(super) fn describe(engine: &Engine, name: &str) -> Result<TableDescription, ApiError> {
     let def = engine.describe_table(name)?;
+    // The newest stream, ENABLED or DISABLED, as DescribeTable reports it.
+    let latest = engine.latest_stream(name)?;
     let arn = format!("{ARN_PREFIX}{name}");
     let mut attributes = BTreeMap::new();
     let mut note = |k: &KeyAttribute| {
@@ -232,10 +233,8 @@ pub(super) fn describe(engine: &Engine, name: &str) -> Result<TableDescription, 
             stream_enabled: true,
             stream_view_type: Some(v.as_str().to_string()),
         }),
-        latest_stream_arn: def
-            .stream_view_type
-            .map(|_| format!("{arn}/stream/{STREAM_LABEL}")),
-        latest_stream_label: def.stream_view_type.map(|_| STREAM_LABEL.to_string()),
+        latest_stream_arn: latest.as_ref().map(|s| s.stream_arn.clone()),
+        latest_stream_label: latest.map(|s| s.stream_label),
         table_arn: arn,
     })
 }
