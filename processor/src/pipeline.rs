@@ -417,13 +417,7 @@ impl Pipeline {
             self.stats.records_matched += 1;
             ::metrics::counter!(names::RECORDS_MATCHED).increment(1);
         }
-        let mut sinks: Vec<usize> = routes
-            .iter()
-            .flat_map(|r| self.router.routes()[*r].sinks.iter().copied())
-            .collect();
-        sinks.sort_unstable();
-        sinks.dedup();
-        Ok(sinks)
+        Ok(self.router.sinks_for(&routes))
     }
 
     /// Writes the open batch to every sink that holds records, sends what a sink

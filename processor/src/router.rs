@@ -85,4 +85,16 @@ impl Router {
         matched.dedup();
         Ok(matched)
     }
+
+    /// The sinks (indices, ascending, each once) that the routes `routes`
+    /// (as returned by [`Router::route`]) send a record to.
+    pub fn sinks_for(&self, routes: &[usize]) -> Vec<usize> {
+        let mut sinks: Vec<usize> = routes
+            .iter()
+            .flat_map(|r| self.routes[*r].sinks.iter().copied())
+            .collect();
+        sinks.sort_unstable();
+        sinks.dedup();
+        sinks
+    }
 }

@@ -135,12 +135,7 @@ impl LambdaHandler {
                 report.matched += 1;
                 ::metrics::counter!(names::RECORDS_MATCHED).increment(1);
             }
-            let mut sinks: Vec<usize> = routes
-                .iter()
-                .flat_map(|r| self.router.routes()[*r].sinks.iter().copied())
-                .collect();
-            sinks.sort_unstable();
-            sinks.dedup();
+            let sinks = self.router.sinks_for(&routes);
             for sink in sinks {
                 per_sink
                     .entry((sink, record.table_name.as_str()))
