@@ -70,10 +70,15 @@ pub(crate) fn key_item(def: &TableDefinition, item: &Item) -> Item {
 pub(crate) fn validate_item(def: &TableDefinition, item: &Item) -> Result<Vec<u8>, String> {
     let key = primary_key_bytes(def, item)?;
     crate::index::validate_item(def, item)?;
+    // One pass: each Number is parsed once, for its validity and its size.
+    let mut size = 0u64;
     for (name, value) in item.iter() {
-        validate_attribute(name, value)?;
+        if name.is_empty() {
+            return Err("attribute names must not be empty".to_string());
+        }
+        size += name.len() as u64
+            + checked_value_size(value).map_err(|m| format!("attribute `{name}`: {m}"))?;
     }
-    let size = item_size_bytes(item);
     if size > MAX_ITEM_SIZE_BYTES {
         return Err(format!(
             "item size {size} bytes exceeds the maximum of {MAX_ITEM_SIZE_BYTES} bytes"
@@ -141,6 +146,46 @@ pub fn value_size_bytes(v: &AttributeValue) -> u64 {
         AttributeValue::Ns(s) => s.iter().map(|e| number_size(e)).sum(),
         AttributeValue::Bs(s) => s.iter().map(|e| e.len() as u64).sum(),
     }
+}
+
+/// [`value_size_bytes`] of a value that is also validated as
+/// [`validate_value`] does (each Number parsed once).
+fn checked_value_size(v: &AttributeValue) -> Result<u64, String> {
+    Ok(match v {
+        AttributeValue::N(n) => decimal_size(&Decimal::parse_dynamodb(n)?),
+        AttributeValue::Ns(ns) => {
+            if ns.is_empty() {
+                return Err("an NS set must not be empty".to_string());
+            }
+            let mut size = 0;
+            for n in ns {
+                size += decimal_size(&Decimal::parse_dynamodb(n)?);
+            }
+            size
+        }
+        AttributeValue::L(l) => {
+            let mut size = 3;
+            for e in l {
+                size += 1 + checked_value_size(e)?;
+            }
+            size
+        }
+        AttributeValue::M(m) => {
+            let mut size = 3;
+            for (k, e) in m {
+                size += 1 + k.len() as u64 + checked_value_size(e)?;
+            }
+            size
+        }
+        other => {
+            validate_value(other)?;
+            value_size_bytes(other)
+        }
+    })
+}
+
+fn decimal_size(d: &Decimal) -> u64 {
+    1 + (d.digits.len() as u64).div_ceil(2)
 }
 
 fn number_size(n: &str) -> u64 {

@@ -41,7 +41,7 @@ impl Decimal {
             negative = c == b'-';
             i = 1;
         }
-        let mut all_digits = Vec::new();
+        let mut all_digits = Vec::with_capacity(bytes.len());
         let mut int_len: i64 = 0;
         let mut seen_point = false;
         let mut seen_digit = false;
@@ -77,7 +77,9 @@ impl Decimal {
         }
         // Strip leading zeros (each lowers the exponent of 0.digits by one).
         let lead = all_digits.iter().take_while(|&&d| d == 0).count();
-        let mut digits = all_digits.split_off(lead);
+        // In place: `split_off` would allocate a second vector.
+        let mut digits = all_digits;
+        digits.drain(..lead);
         while digits.last() == Some(&0) {
             digits.pop();
         }

@@ -24,7 +24,9 @@ use crate::error::{StorageError, SweepError};
 use crate::storage::{TableMeta, decode_expiry_key, expiry_bound};
 use crate::stream::UserIdentity;
 use crate::sweep_lag::LagHistogram;
+use crate::table::TimeToLiveSpecification;
 use crate::ttl::{expired_range_secs, is_expired_at, item_expiry_epoch_secs};
+use crate::write::Change;
 use std::collections::HashSet;
 use std::ops::Bound;
 
@@ -177,6 +179,7 @@ impl Engine {
             let Some(spec) = current.ttl_enabled() else {
                 return Ok(deleted);
             };
+            let wanted = removal_attributes(&current, spec);
             let mut batch = store.db.batch();
             let mut seq = state.alloc();
             let mut done: HashSet<Vec<u8>> = HashSet::new();
@@ -186,16 +189,22 @@ impl Engine {
                 let item = if done.contains(pk) {
                     None
                 } else {
-                    self.load_item(&current, pk)?
+                    self.load_item_bytes(&current, pk, Some(&wanted))?
                 };
-                let due = item.as_ref().is_some_and(|i| {
+                let due = item.as_ref().is_some_and(|(i, _)| {
                     item_expiry_epoch_secs(i, Some(spec)) == Some(secs)
                         && is_expired_at(secs, now_millis)
                 });
                 match item {
-                    Some(old) if due => {
-                        let ttl = Some(UserIdentity::dynamodb_ttl());
-                        self.stage(&mut batch, &mut seq, &current, pk, Some(&old), None, ttl)?;
+                    Some((old, bytes)) if due => {
+                        let change = Change {
+                            pk,
+                            old: Some(&old),
+                            old_bytes: Some(&bytes),
+                            new: None,
+                            user_identity: Some(UserIdentity::dynamodb_ttl()),
+                        };
+                        self.stage_change(&mut batch, &mut seq, &current, change)?;
                         done.insert(pk.to_vec());
                         deleted_here += 1;
                         lag.record(batch_millis.saturating_sub(secs.saturating_mul(1000)));
@@ -211,6 +220,26 @@ impl Engine {
             deleted += deleted_here;
         }
     }
+}
+
+/// The attributes a TTL deletion reads from the stored item: the table's
+/// key, the TTL attribute and every secondary-index key (to find the index
+/// entries to remove). The OldImage is copied from the stored bytes.
+fn removal_attributes<'a>(meta: &'a TableMeta, spec: &'a TimeToLiveSpecification) -> Vec<&'a str> {
+    let def = &meta.definition;
+    let mut names: Vec<&str> = def
+        .key_attributes()
+        .map(|k| k.attribute_name.as_str())
+        .collect();
+    names.push(&spec.attribute_name);
+    for g in &def.global_secondary_indexes {
+        names.push(&g.partition_key.attribute_name);
+        names.extend(g.sort_key.as_ref().map(|k| k.attribute_name.as_str()));
+    }
+    for l in &def.local_secondary_indexes {
+        names.push(&l.sort_key.attribute_name);
+    }
+    names
 }
 
 /// The limits of one table's part of a pass.

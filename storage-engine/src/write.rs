@@ -91,7 +91,7 @@ impl Engine {
             let mut batch = self.inner.store.db.batch();
             let mut seq = state.alloc();
             // Items written earlier in this batch are not yet visible to reads.
-            let mut pending: HashMap<&[u8], &Item> = HashMap::new();
+            let mut pending: HashMap<&[u8], &Item> = HashMap::with_capacity(chunk.len());
             for (pk, item) in chunk {
                 let old = match pending.get(pk.as_slice()) {
                     Some(prev) => Some((*prev).clone()),
@@ -236,6 +236,31 @@ impl Engine {
         }
     }
 
+    /// The stored item with encoded key `pk`, with its stored bytes. With
+    /// `only`, a binary item is decoded partly: just those top-level
+    /// attributes (the bytes still hold all of it).
+    pub(crate) fn load_item_bytes(
+        &self,
+        meta: &TableMeta,
+        pk: &[u8],
+        only: Option<&[&str]>,
+    ) -> Result<Option<(Item, fjall::Slice)>, StorageError> {
+        let Some(v) = self.inner.store.items.get(item_key(meta.id, pk))? else {
+            return Ok(None);
+        };
+        let item = match only {
+            Some(names) if v.first() == Some(&crate::codec::BINARY_TAG) => {
+                crate::codec::decode_attributes(&v, names).map_err(|m| StorageError::Corrupt {
+                    keyspace: crate::storage::ITEMS,
+                    what: "item",
+                    message: m,
+                })?
+            }
+            _ => decode_item(&v)?,
+        };
+        Ok(Some((item, v)))
+    }
+
     /// Stages one item change from `old` to `new` (either may be absent) into
     /// `batch`: the item, its expiry-index entry, its secondary-index entries
     /// (`index::stage`; also on TTL deletions, which come through here) and, if the table has a
@@ -253,6 +278,33 @@ impl Engine {
         new: Option<&Item>,
         user_identity: Option<UserIdentity>,
     ) -> Result<(), StorageError> {
+        let change = Change {
+            pk,
+            old,
+            old_bytes: None,
+            new,
+            user_identity,
+        };
+        self.stage_change(batch, alloc, meta, change)
+    }
+
+    /// [`Engine::stage`] with the change in one value; `old_bytes`, when
+    /// given, is `old` as stored ([`encode_item`] output), copied into the
+    /// record's OldImage instead of encoding `old` again.
+    pub(crate) fn stage_change(
+        &self,
+        batch: &mut OwnedWriteBatch,
+        alloc: &mut SeqAlloc<'_>,
+        meta: &TableMeta,
+        change: Change<'_>,
+    ) -> Result<(), StorageError> {
+        let Change {
+            pk,
+            old,
+            old_bytes,
+            new,
+            user_identity,
+        } = change;
         let store = &self.inner.store;
         let key = item_key(meta.id, pk);
         // Encoded once: the item value, and the record's NewImage.
@@ -282,6 +334,15 @@ impl Engine {
                 .key_attributes()
                 .filter_map(|k| any.get_key_value(&k.attribute_name))
                 .collect();
+            // Stored old bytes are binary unless an older build wrote JSON.
+            let old_image: Option<std::borrow::Cow<'_, [u8]>> = match (old, old_bytes) {
+                _ if !view.includes_old_image() => None,
+                (Some(_), Some(b)) if b.first() == Some(&crate::codec::BINARY_TAG) => {
+                    Some(b.into())
+                }
+                (Some(o), _) => Some(encode_item(o).into()),
+                (None, _) => None,
+            };
             let record = encode_record(&RecordParts {
                 table_name: &meta.definition.table_name,
                 sequence_number: seq,
@@ -297,7 +358,7 @@ impl Engine {
                     .as_deref()
                     .filter(|_| view.includes_new_image())
                     .and_then(|b| b.get(1..)),
-                old_image: old.filter(|_| view.includes_old_image()),
+                old_image: old_image.as_deref().and_then(|b| b.get(1..)),
                 user_identity: user_identity.as_ref(),
             });
             batch.insert(&store.stream, stream_key(meta.id, seq), record);
@@ -308,6 +369,20 @@ impl Engine {
         }
         Ok(())
     }
+}
+
+/// One item change for [`Engine::stage_change`].
+pub(crate) struct Change<'a> {
+    /// The encoded primary key.
+    pub pk: &'a [u8],
+    /// The item before (absent for an insert).
+    pub old: Option<&'a Item>,
+    /// `old` as stored, if the caller has the bytes.
+    pub old_bytes: Option<&'a [u8]>,
+    /// The item after (absent for a delete).
+    pub new: Option<&'a Item>,
+    /// Who made the change (`None` for a user write).
+    pub user_identity: Option<UserIdentity>,
 }
 
 pub(crate) fn validation(table: &str, message: String) -> WriteError {

@@ -76,7 +76,7 @@ fn records_round_trip_with_derived_fields() {
             view: StreamViewType::NewAndOldImages,
             keys: &[(&key.0, &key.1)],
             new_image: new.get(1..),
-            old_image: Some(&item),
+            old_image: new.get(1..),
             user_identity: identity.as_ref(),
         });
         let r = decode_record(&bytes).unwrap_or_else(|e| panic!("{e}"));
@@ -107,4 +107,24 @@ fn corrupt_input_is_an_error_not_a_panic() {
     let mut deep = vec![BINARY_TAG, 1, 0];
     deep.extend(std::iter::repeat_n([L, 1], 100).flatten());
     assert!(decode_item(&deep).is_err());
+}
+
+#[test]
+fn partial_decode_builds_only_the_wanted_attributes() {
+    let item = sample();
+    let bytes = encode_item(&item);
+    let names: Vec<&str> = item.keys().map(String::as_str).collect();
+    // Every attribute asked for: the whole item.
+    assert_eq!(decode_attributes(&bytes, &names), Ok(item.clone()));
+    // One asked for: that one only, the others skipped whatever their type.
+    for name in &names {
+        let one = decode_attributes(&bytes, &[name]).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(one.len(), 1);
+        assert_eq!(one.get(*name), item.get(*name));
+    }
+    assert_eq!(decode_attributes(&bytes, &["absent"]), Ok(Item::default()));
+    // Truncated input is an error while skipping, too.
+    for cut in 1..bytes.len() {
+        assert!(decode_attributes(&bytes[..cut], &["absent"]).is_err());
+    }
 }
