@@ -51,6 +51,7 @@ pub mod notify;
 pub mod pipeline;
 pub mod record;
 pub mod router;
+pub mod routing;
 pub mod sinks;
 pub mod sources;
 

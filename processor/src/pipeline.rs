@@ -18,54 +18,13 @@ use crate::alarm::{AlarmDefinition, AlarmEvaluator, AlarmTransition};
 use crate::batcher::{Batcher, ClosedBatch};
 use crate::checkpoint::{Checkpoint, CheckpointStore, InFlight, PartitionProgress, sequence_after};
 use crate::config::{Config, SourceConfig};
-use crate::delivery::{Failure, RetryConfig, deliver};
 use crate::error::{ConfigError, PipelineError, SourceError};
 use crate::metrics::{Datapoint, PipelineStats, TtlDeletionCounter, names};
 use crate::record::Record;
-use crate::router::{Route, Router, load_filter_file};
+use crate::routing::Routing;
 use crate::sinks::Sink;
 use crate::sources::engine::EngineSource;
 use crate::sources::{ReadFrom, Source, StartingPosition};
-
-/// The names of the sinks routes can use, in sink-index order: every sink of
-/// `config.sinks` by name except the dead-letter sink.
-fn routed_sink_names(config: &Config) -> Vec<&String> {
-    let dead_letter = config.dead_letter.as_ref().map(|d| &d.sink);
-    config
-        .sinks
-        .keys()
-        .filter(|name| Some(*name) != dead_letter)
-        .collect()
-}
-
-/// The router and the sinks a config describes (the sidecar's pipeline and the
-/// Lambda handler share them). Sink `i` is the `i`-th of `config.sinks` by
-/// name, the dead-letter sink left out.
-///
-/// # Errors
-/// [`PipelineError::Config`] for an unreadable or invalid filter file.
-pub fn build_routing(config: &Config) -> Result<(Router, Vec<Box<dyn Sink>>), PipelineError> {
-    let names = routed_sink_names(config);
-    let log_keys = config.logging.log_keys;
-    let sinks: Vec<Box<dyn Sink>> = names
-        .iter()
-        .map(|name| config.sinks[*name].build(name, log_keys))
-        .collect();
-    let mut routes = Vec::new();
-    let mut filters = Vec::new();
-    for route in &config.routes {
-        routes.push(Route {
-            name: route.name.clone(),
-            sinks: route
-                .sinks
-                .iter()
-                .filter_map(|s| names.iter().position(|n| *n == s))
-                .collect(),
-        });
-        filters.push(route.filter.as_deref().map(load_filter_file).transpose()?);
-    }
-    Ok((Router::new(routes, filters), sinks))
-}
 
 fn missing(table: &str) -> PipelineError {
     ConfigError::Invalid {
@@ -89,10 +48,7 @@ pub struct StepReport {
 /// A built pipeline, ready to run.
 pub struct Pipeline {
     source: Box<dyn Source>,
-    router: Router,
-    sinks: Vec<Box<dyn Sink>>,
-    dead_letter: Option<Box<dyn Sink>>,
-    log_keys: bool,
+    routing: Routing,
     batcher: Batcher,
     /// The in-flight range being read again after a crash or a failed write.
     replay: Option<InFlight>,
@@ -107,7 +63,6 @@ pub struct Pipeline {
     clock: Arc<dyn Clock>,
     max_records: usize,
     poll_interval: Duration,
-    retry: RetryConfig,
     stats: PipelineStats,
 }
 
@@ -177,18 +132,7 @@ impl Pipeline {
         source: Box<dyn Source>,
         starting_position: StartingPosition,
     ) -> Result<Self, PipelineError> {
-        let (router, sinks) = build_routing(config)?;
-        let limits = routed_sink_names(config)
-            .iter()
-            .map(|name| config.sinks[*name].batch())
-            .collect();
-        let log_keys = config.logging.log_keys;
-        let dead_letter = config.dead_letter.as_ref().and_then(|d| {
-            config
-                .sinks
-                .get(&d.sink)
-                .map(|sink| sink.build(&d.sink, log_keys))
-        });
+        let routing = Routing::build(config)?;
         let mut alarms = Vec::new();
         for alarm in &config.alarms {
             let definition = AlarmDefinition::load(&alarm.file)?;
@@ -213,11 +157,8 @@ impl Pipeline {
         Ok(Self {
             clock: source.clock(),
             source,
-            router,
-            sinks,
-            dead_letter,
-            log_keys,
-            batcher: Batcher::new(limits),
+            batcher: Batcher::new(routing.limits()),
+            routing,
             replay: checkpoint.in_flight.clone(),
             open_progress: None,
             store,
@@ -228,7 +169,6 @@ impl Pipeline {
             notifiers: config.notifiers.clone(),
             max_records: config.batch.max_records,
             poll_interval: Duration::from_millis(config.batch.poll_interval_millis),
-            retry: config.retry.clone(),
             stats: PipelineStats::default(),
         })
     }
@@ -257,15 +197,7 @@ impl Pipeline {
     /// caller's own S3 client, a test double. Unknown names are ignored.
     #[must_use]
     pub fn with_sink(mut self, sink: Box<dyn Sink>) -> Self {
-        if let Some(dead_letter) = &self.dead_letter
-            && dead_letter.name() == sink.name()
-        {
-            self.dead_letter = Some(sink);
-            return self;
-        }
-        if let Some(slot) = self.sinks.iter_mut().find(|s| s.name() == sink.name()) {
-            *slot = sink;
-        }
+        self.routing.replace_sink(sink);
         self
     }
 
@@ -408,16 +340,18 @@ impl Pipeline {
         if record.is_ttl_deletion {
             self.stats.ttl_deletions += 1;
         }
-        let routes = self.router.route(record).map_err(|e| SourceError::Record {
-            table: record.table_name.clone(),
-            sequence_number: record.sequence_number.clone(),
-            message: e.to_string(),
-        })?;
-        if !routes.is_empty() {
+        let sinks = self
+            .routing
+            .sinks_of(record)
+            .map_err(|e| SourceError::Record {
+                table: record.table_name.clone(),
+                sequence_number: record.sequence_number.clone(),
+                message: e.to_string(),
+            })?;
+        if !sinks.is_empty() {
             self.stats.records_matched += 1;
-            ::metrics::counter!(names::RECORDS_MATCHED).increment(1);
         }
-        Ok(self.router.sinks_for(&routes))
+        Ok(sinks)
     }
 
     /// Writes the open batch to every sink that holds records, sends what a sink
@@ -460,47 +394,27 @@ impl Pipeline {
         self.commit(range)
     }
 
+    /// The shared step's delivery ([`Routing::deliver`]), counted in the stats.
     async fn deliver(
         &mut self,
         closed: &ClosedBatch,
         range: &InFlight,
     ) -> Result<(), PipelineError> {
-        let mut failures = Vec::new();
-        for (sink, batch) in closed.sink_batches(&range.first, &range.last) {
-            let count = batch.records.len() as u64;
-            match deliver(self.sinks[sink].as_ref(), &batch, &self.retry).await {
-                Ok(()) => {
-                    self.stats.records_delivered += count;
-                    ::metrics::counter!(names::RECORDS_DELIVERED).increment(count);
-                }
-                Err(error) => {
-                    ::metrics::counter!(names::RECORDS_FAILED).increment(count);
-                    let Some(_) = &self.dead_letter else {
-                        return Err(error.into());
-                    };
-                    failures.push(Failure {
-                        sink: self.sinks[sink].name().to_string(),
-                        error,
-                        records: batch.records,
-                    });
-                }
+        match self
+            .routing
+            .deliver(closed, (&range.first, &range.last))
+            .await
+        {
+            Ok(delivered) => {
+                self.stats.records_delivered += delivered.records;
+                self.stats.records_dead_lettered += delivered.dead_lettered;
+                Ok(())
+            }
+            Err(undelivered) => {
+                self.stats.records_delivered += undelivered.delivered.records;
+                Err(undelivered.error.into())
             }
         }
-        if let Some(dead_letter) = &self.dead_letter
-            && !failures.is_empty()
-        {
-            let count = crate::delivery::dead_letter(
-                dead_letter.as_ref(),
-                &failures,
-                (&range.first, &range.last),
-                &self.retry,
-                self.log_keys,
-            )
-            .await?;
-            self.stats.records_dead_lettered += count;
-            ::metrics::counter!(names::RECORDS_DEAD_LETTERED).increment(count);
-        }
-        Ok(())
     }
 
     fn commit(&mut self, range: InFlight) -> Result<(), PipelineError> {

@@ -14,6 +14,11 @@ const EVENT: &str = concat!(
 );
 
 fn lambda_config(dir: &Path) -> Config {
+    lambda_config_with(dir, "")
+}
+
+/// The test config plus `extra` TOML (e.g. a dead-letter sink).
+fn lambda_config_with(dir: &Path, extra: &str) -> Config {
     let filter =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy/filters/ttl-system-deletes.json");
     let text = format!(
@@ -30,8 +35,9 @@ sinks = ["archive"]
 
 [sinks.archive.file]
 path = "archive"
-"#,
-        filter.display()
+{}"#,
+        filter.display(),
+        extra
     );
     let path = dir.join("ttlstream.toml");
     std::fs::write(&path, text).expect("write config");
@@ -43,7 +49,10 @@ fn event() -> Event {
 }
 
 fn archived(dir: &Path) -> Vec<Value> {
-    let table = dir.join("archive/SessionData");
+    read_lines(&dir.join("archive/SessionData"))
+}
+
+fn read_lines(table: &Path) -> Vec<Value> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(table)
         .map(|d| d.map(|e| e.expect("entry").path()).collect())
         .unwrap_or_default();
@@ -146,4 +155,57 @@ async fn an_unusable_record_is_reported_and_records_before_it_are_delivered() {
         matches!(err, HandlerError::NoSequenceNumber { index: 3, .. }),
         "{err}"
     );
+}
+
+const DEAD_LETTER: &str = "
+[sinks.dead-letters.file]
+path = \"dlq\"
+
+[dead_letter]
+sink = \"dead-letters\"
+";
+
+#[tokio::test]
+async fn with_a_dead_letter_sink_a_failing_sinks_records_become_dead_letters_and_the_batch_succeeds()
+ {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let handler =
+        LambdaHandler::new(&lambda_config_with(dir.path(), DEAD_LETTER)).expect("handler");
+    std::fs::create_dir_all(dir.path().join("archive")).expect("mkdir");
+    std::fs::write(dir.path().join("archive/SessionData"), b"in the way").expect("write");
+    let (response, report) = handler.handle(event()).await.expect("handled");
+    assert_eq!(failures(&response), serde_json::json!([]));
+    assert_eq!(report.first_failed, None);
+    let letters = read_lines(&dir.path().join("dlq/SessionData"));
+    let ids: Vec<&str> = letters
+        .iter()
+        .map(|l| l["record"]["eventID"].as_str().expect("eventID"))
+        .collect();
+    assert_eq!(
+        ids,
+        ["e2", "e5"],
+        "the TTL deletions the archive could not take"
+    );
+    for letter in &letters {
+        assert_eq!(letter["sink"], "archive");
+        let error = letter["error"].as_str().expect("error text");
+        assert!(error.contains("archive"), "the sink's error: {error}");
+    }
+}
+
+#[tokio::test]
+async fn when_the_dead_letter_sink_fails_too_the_first_failed_record_is_reported() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let handler =
+        LambdaHandler::new(&lambda_config_with(dir.path(), DEAD_LETTER)).expect("handler");
+    for blocked in ["archive", "dlq"] {
+        std::fs::create_dir_all(dir.path().join(blocked)).expect("mkdir");
+        std::fs::write(dir.path().join(blocked).join("SessionData"), b"in the way").expect("write");
+    }
+    let (response, report) = handler.handle(event()).await.expect("handled");
+    assert_eq!(
+        failures(&response),
+        serde_json::json!([{"itemIdentifier": "111000000000000000000002"}])
+    );
+    assert_eq!(report.first_failed, Some(1));
 }

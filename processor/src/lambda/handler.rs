@@ -1,18 +1,13 @@
 //! The Lambda handler: one DynamoDB stream batch in, `batchItemFailures` out.
 
-use std::collections::BTreeMap;
-
 use aws_lambda_events::event::dynamodb::Event;
 use aws_lambda_events::event::streams::{DynamoDbBatchItemFailure, DynamoDbEventResponse};
 
+use crate::batcher::Batcher;
 use crate::config::Config;
-use crate::delivery::{RetryConfig, deliver};
 use crate::error::PipelineError;
 use crate::metrics::{TIME_TO_LIVE_DELETED_ITEM_COUNT, names};
-use crate::pipeline::build_routing;
-use crate::record::Record;
-use crate::router::Router;
-use crate::sinks::{Sink, SinkBatch};
+use crate::routing::Routing;
 use crate::sources::event_record::from_event_record;
 
 /// A batch the handler cannot answer with `batchItemFailures`: Lambda retries
@@ -57,9 +52,7 @@ pub struct InvocationReport {
 
 /// Routes a Lambda DynamoDB event's records to the configured sinks.
 pub struct LambdaHandler {
-    router: Router,
-    sinks: Vec<Box<dyn Sink>>,
-    retry: RetryConfig,
+    routing: Routing,
 }
 
 impl LambdaHandler {
@@ -70,19 +63,27 @@ impl LambdaHandler {
     /// # Errors
     /// [`PipelineError::Config`] for an unreadable or invalid filter file.
     pub fn new(config: &Config) -> Result<Self, PipelineError> {
-        let (router, sinks) = build_routing(config)?;
         Ok(Self {
-            router,
-            sinks,
-            retry: config.retry.clone(),
+            routing: Routing::build(config)?,
         })
     }
 
-    /// Handles one event. Records are converted, routed and delivered (each sink
-    /// with the shared retry loop); the response names the first record that
-    /// failed, so Lambda retries from there and nothing after a failure is
-    /// checkpointed (AWS Lambda Developer Guide, "Configuring partial batch
-    /// response with DynamoDB and Lambda").
+    /// Replaces the sink (routed or dead-letter) named like `sink`, as
+    /// [`crate::Pipeline::with_sink`] does.
+    #[must_use]
+    pub fn with_sink(mut self, sink: Box<dyn crate::sinks::Sink>) -> Self {
+        self.routing.replace_sink(sink);
+        self
+    }
+
+    /// Handles one event with the sidecar's step ([`Routing`]): records are
+    /// converted, filtered and routed, each sink's batch is written with the
+    /// shared retry, and what a sink still cannot take goes to the dead-letter
+    /// sink with its error. Only a record that is durable nowhere (no
+    /// dead-letter sink, or it failed too) fails the batch: the response names
+    /// the first such record, so Lambda retries from there and nothing after
+    /// it is checkpointed (AWS Lambda Developer Guide, "Configuring partial
+    /// batch response with DynamoDB and Lambda").
     ///
     /// # Errors
     /// [`HandlerError::NoSequenceNumber`] when the first failed record cannot
@@ -102,77 +103,59 @@ impl LambdaHandler {
             .iter()
             .map(|r| r.change.sequence_number.clone())
             .collect();
-        let mut records: Vec<Record> = Vec::with_capacity(total);
+        ::metrics::counter!(names::RECORDS_READ).increment(total as u64);
         let mut first_failed: Option<(usize, String)> = None;
+        let mut batcher = Batcher::new(self.routing.limits());
         for (index, event_record) in event.records.into_iter().enumerate() {
-            match from_event_record(event_record, None) {
-                Ok(record) => records.push(record),
+            let record = match from_event_record(event_record, None) {
+                Ok(record) => record,
                 Err(e) => {
                     tracing::error!(index, error = %e, "record is not usable; it and the records after it are retried");
                     first_failed = Some((index, e.to_string()));
                     break;
                 }
-            }
-        }
-        ::metrics::counter!(names::RECORDS_READ).increment(total as u64);
-
-        let mut per_sink: BTreeMap<(usize, &str), Vec<usize>> = BTreeMap::new();
-        for (index, record) in records.iter().enumerate() {
+            };
             if record.is_ttl_deletion {
                 report.ttl_deletions += 1;
                 ::metrics::counter!(TIME_TO_LIVE_DELETED_ITEM_COUNT, names::TABLE_NAME => record.table_name.clone())
                     .increment(1);
             }
-            let routes = match self.router.route(record) {
-                Ok(routes) => routes,
+            let sinks = match self.routing.sinks_of(&record) {
+                Ok(sinks) => sinks,
                 Err(e) => {
-                    tracing::error!(sequence_number = %record.sequence_number, error = %e, "record cannot be matched");
-                    first_failed = earliest(first_failed, index, e.to_string());
+                    tracing::error!(index, sequence_number = %record.sequence_number, error = %e, "record cannot be matched; it and the records after it are retried");
+                    first_failed = Some((index, e.to_string()));
                     break;
                 }
             };
-            if !routes.is_empty() {
+            if !sinks.is_empty() {
                 report.matched += 1;
-                ::metrics::counter!(names::RECORDS_MATCHED).increment(1);
             }
-            let sinks = self.router.sinks_for(&routes);
-            for sink in sinks {
-                per_sink
-                    .entry((sink, record.table_name.as_str()))
-                    .or_default()
-                    .push(index);
-            }
+            // One invocation is one batch: the limits only close the
+            // sidecar's batches, so "full" is ignored here.
+            batcher.push(record, &sinks);
         }
-        // Only records before the first unusable one are delivered.
-        let limit = first_failed.as_ref().map_or(records.len(), |(i, _)| *i);
-        if let (Some(first), Some(last)) = (records.first(), records.get(limit.saturating_sub(1))) {
-            for ((sink, table), indexes) in &per_sink {
-                let batch_records: Vec<&Record> = indexes
-                    .iter()
-                    .filter(|i| **i < limit)
-                    .map(|i| &records[*i])
-                    .collect();
-                if batch_records.is_empty() {
-                    continue;
-                }
-                let count = batch_records.len() as u64;
-                let batch = SinkBatch {
-                    table_name: table,
-                    first_sequence_number: &first.sequence_number,
-                    last_sequence_number: &last.sequence_number,
-                    records: batch_records,
-                };
-                match deliver(self.sinks[*sink].as_ref(), &batch, &self.retry).await {
-                    Ok(()) => {
-                        ::metrics::counter!(names::RECORDS_DELIVERED).increment(count);
-                    }
-                    Err(e) => {
-                        ::metrics::counter!(names::RECORDS_FAILED).increment(count);
-                        tracing::error!(sink = self.sinks[*sink].name(), table = *table, error = %e, "delivery failed after retries");
-                        let index = indexes[0];
-                        first_failed = earliest(first_failed, index, e.to_string());
-                    }
-                }
+        // Records before the first unusable one are delivered.
+        if let Some(closed) = batcher.take()
+            && !closed.is_empty()
+            && let Err(undelivered) = self
+                .routing
+                .deliver(&closed, (&closed.first, &closed.last))
+                .await
+        {
+            let index = undelivered
+                .records
+                .iter()
+                .filter_map(|r| {
+                    sequence_numbers
+                        .iter()
+                        .position(|s| s.as_deref() == Some(r.sequence_number.as_str()))
+                })
+                .min();
+            if let Some(index) = index
+                && first_failed.as_ref().is_none_or(|(i, _)| index < *i)
+            {
+                first_failed = Some((index, undelivered.error.to_string()));
             }
         }
 
@@ -192,16 +175,5 @@ impl LambdaHandler {
             response.batch_item_failures.push(failure);
         }
         Ok((response, report))
-    }
-}
-
-fn earliest(
-    current: Option<(usize, String)>,
-    index: usize,
-    message: String,
-) -> Option<(usize, String)> {
-    match current {
-        Some((i, m)) if i <= index => Some((i, m)),
-        _ => Some((index, message)),
     }
 }
