@@ -70,6 +70,29 @@ for template in sys.argv[1:]:
                 if want != got:
                     errors.append(f"{template}: {name}: {field} is {got!r}, "
                                   f"deploy/alarms/ttl-deletion-anomaly.json has {want!r}")
+# The packaged Lambda config (deploy/sam/ttlstream.toml, copied by
+# deploy/sam/Makefile) reads ${NAME} from the function's environment: every
+# name it needs without a default is set by the template, every TTLSTREAM_*
+# variable the template sets is read, and the Makefile has the function's target.
+import re
+packaged = open("deploy/sam/ttlstream.toml").read()
+refs = re.findall(r"(?<!\$)\$\{([A-Za-z_][A-Za-z0-9_]*)(:-[^}]*)?\}", packaged)
+needed = {name for name, default in refs if not default}
+read = {name for name, _ in refs} | {"TTLSTREAM_CONFIG"}
+makefile = open("deploy/sam/Makefile").read()
+sam, _ = decode("deploy/sam/template.yaml")
+for name, res in (sam or {}).get("Resources", {}).items():
+    if res.get("Type") != "AWS::Serverless::Function":
+        continue
+    checked += 1
+    props = res.get("Properties", {}) or {}
+    env = set(((props.get("Environment") or {}).get("Variables") or {}).keys())
+    for missing in sorted(needed - env):
+        errors.append(f"deploy/sam/template.yaml: {name}: deploy/sam/ttlstream.toml needs {missing}, not set in Environment")
+    for unread in sorted(v for v in env - read if v.startswith("TTLSTREAM_")):
+        errors.append(f"deploy/sam/template.yaml: {name}: {unread} is set but deploy/sam/ttlstream.toml does not read it")
+    if (res.get("Metadata") or {}).get("BuildMethod") == "makefile" and f"build-{name}:" not in makefile:
+        errors.append(f"deploy/sam/Makefile has no build-{name} target")
 unused = set(files) - used
 if unused:
     errors.append(f"filter files used by no template: {sorted(unused)}")

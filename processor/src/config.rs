@@ -2,7 +2,9 @@
 //!
 //! Every table rejects unknown keys, so a typo is an error that names the key and
 //! the file. Paths inside the file (filter files, alarm files, directories) are
-//! resolved relative to the directory that holds the config file.
+//! resolved relative to the directory that holds the config file. `${NAME}`
+//! and `${NAME:-default}` are replaced by environment variables
+//! ([`crate::interpolate`]).
 //!
 //! ```toml
 //! [source.engine]
@@ -221,11 +223,14 @@ fn default_poll_interval_millis() -> u64 {
 
 impl Config {
     /// Reads and validates a config file; relative paths inside it are resolved
-    /// against the file's directory.
+    /// against the file's directory. `${NAME}` and `${NAME:-default}` in the
+    /// file are replaced by environment variables first
+    /// ([`crate::interpolate`]).
     ///
     /// # Errors
     /// [`ConfigError::Read`] when the file cannot be read, [`ConfigError::Parse`]
-    /// for TOML errors and unknown keys (with line and column), and
+    /// for TOML errors and unknown keys (with line and column) and for an
+    /// unset or unsafe environment variable, and
     /// [`ConfigError::Invalid`] for values that parse but make no sense (a route
     /// naming a missing sink, a zero period).
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
@@ -234,7 +239,9 @@ impl Config {
 
     /// Reads a config file for the Lambda: as [`Config::load`], but `[source]`
     /// and `[checkpoint]` may be left out and are ignored when present (the
-    /// event source mapping reads the stream and keeps the position).
+    /// event source mapping reads the stream and keeps the position), and
+    /// metrics are EMF lines on stdout (`metrics.emf` on, no Prometheus
+    /// listener).
     ///
     /// # Errors
     /// As [`Config::load`].
@@ -247,6 +254,11 @@ impl Config {
             path: path.to_path_buf(),
             source,
         })?;
+        let text = crate::interpolate::interpolate(&text, |name| std::env::var(name).ok())
+            .map_err(|e| ConfigError::Parse {
+                path: path.to_path_buf(),
+                message: e.to_string(),
+            })?;
         let mut config = Self::parse_as(&text, path, role)?;
         let base = path.parent().unwrap_or(Path::new("."));
         config.resolve_paths(base);
@@ -270,6 +282,10 @@ impl Config {
         if role == Role::Lambda {
             config.source = None;
             config.checkpoint = None;
+            // A function's stdout goes to CloudWatch Logs: EMF is how it
+            // publishes metrics, and nothing can scrape it.
+            config.metrics.emf = true;
+            config.metrics.prometheus_listen = None;
         }
         config.validate(origin, role)?;
         Ok(config)

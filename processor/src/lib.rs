@@ -45,6 +45,7 @@ pub mod delivery;
 pub mod demo;
 pub mod durable_file;
 pub mod error;
+pub mod interpolate;
 pub mod lambda;
 pub mod metrics;
 pub mod notify;

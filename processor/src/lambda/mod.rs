@@ -4,11 +4,16 @@
 //! Configuration: the sidecar's TOML file without `[source]` and
 //! `[checkpoint]` (ignored when present), from `TTLSTREAM_CONFIG`, else
 //! `$LAMBDA_TASK_ROOT/ttlstream.toml` (a file in the deployment package), else
-//! `./ttlstream.toml`. Routes and their filters apply as in the sidecar; the
-//! sinks receive the matching records. A failed record is answered with
-//! `batchItemFailures` naming its `SequenceNumber` (enable
-//! `ReportBatchItemFailures` on the event source mapping). Metrics are written
-//! to stdout as CloudWatch Embedded Metric Format lines after every invocation.
+//! `./ttlstream.toml`. `${NAME}` in the file is read from the function's
+//! environment ([`crate::interpolate`]): the SAM package's file
+//! (`deploy/sam/ttlstream.toml`) takes its bucket and metric namespace from
+//! the variables the template sets. Routes, filters, sinks, retries and the
+//! dead-letter sink work as in the sidecar (one shared step,
+//! [`crate::routing`]). A record that is durable nowhere (its sink and the
+//! dead-letter sink failed) is answered with `batchItemFailures` naming its
+//! `SequenceNumber` (enable `ReportBatchItemFailures` on the event source
+//! mapping). Metrics are written to stdout as CloudWatch Embedded Metric
+//! Format lines after every invocation.
 
 mod handler;
 
@@ -71,10 +76,7 @@ pub fn main() -> std::process::ExitCode {
 /// the runtime's own error.
 pub async fn run() -> Result<(), lambda_runtime::Error> {
     let path = config_path();
-    let mut config = Config::load_lambda(&path)?;
-    // A function's stdout goes to CloudWatch Logs: EMF is how it publishes metrics.
-    config.metrics.emf = true;
-    config.metrics.prometheus_listen = None;
+    let config = Config::load_lambda(&path)?;
     let flusher = crate::metrics::exporters::install(&config.metrics).await?;
     let handler = Arc::new(LambdaHandler::new(&config)?);
     tracing::info!(config = %path.display(), routes = config.routes.len(), sinks = config.sinks.len(), "ttlstream-lambda ready");
