@@ -45,19 +45,6 @@ pub struct RecordContext {
     pub event_source_arn: String,
 }
 
-impl RecordContext {
-    /// The context of a table of the bundled engine: account `000000000000`, as
-    /// DynamoDB Local uses.
-    pub fn for_engine_table(region: &str, table: &str) -> Self {
-        Self {
-            region: region.to_string(),
-            event_source_arn: format!(
-                "arn:aws:dynamodb:{region}:000000000000:table/{table}/stream/ttlstream"
-            ),
-        }
-    }
-}
-
 impl Record {
     /// Converts an engine change record into the Lambda record shape.
     ///

@@ -108,6 +108,19 @@ period_secs = 60
     }
     pipeline.flush().await.expect("write the open batch");
     let data = recorder.flush();
+    // The archived records name the engine's real stream.
+    let stream_arn = engine
+        .list_streams(Some("SessionData"))
+        .expect("ListStreams")
+        .remove(0)
+        .stream_arn;
+    for file in std::fs::read_dir(dir.path().join("archive/SessionData")).expect("archive") {
+        let text = std::fs::read_to_string(file.expect("entry").path()).expect("read");
+        for line in text.lines() {
+            let record: serde_json::Value = serde_json::from_str(line).expect("JSON");
+            assert_eq!(record["eventSourceARN"], stream_arn.as_str());
+        }
+    }
     assert_eq!(
         value(&data, "RecordsRead", None),
         Some(10.0),

@@ -45,7 +45,8 @@ fn default_sweep_interval_millis() -> u64 {
 pub struct EngineSource {
     engine: Engine,
     table: String,
-    context: RecordContext,
+    /// `awsRegion` of the records.
+    region: String,
     _sweeper: Option<Sweeper>,
 }
 
@@ -77,7 +78,7 @@ impl EngineSource {
     /// Starts no sweeper.
     pub fn with_engine(engine: Engine, config: &EngineSourceConfig) -> Self {
         Self {
-            context: RecordContext::for_engine_table(&config.region, &config.table),
+            region: config.region.clone(),
             table: config.table.clone(),
             engine,
             _sweeper: None,
@@ -153,6 +154,11 @@ impl EngineSource {
         };
         let mut out = Vec::new();
         for (arn, shard) in self.shards_in_order()? {
+            // eventSourceARN: the stream the shard belongs to.
+            let context = RecordContext {
+                region: self.region.clone(),
+                event_source_arn: arn.clone(),
+            };
             // A closed shard wholly before the position holds nothing wanted.
             if shard
                 .sequence_number_range
@@ -176,7 +182,7 @@ impl EngineSource {
                         return Ok(out);
                     }
                     position = StreamPosition::AfterSequenceNumber(change.sequence_number);
-                    out.push(Record::from_change(change, &self.context)?);
+                    out.push(Record::from_change(change, &context)?);
                 }
                 match got.next_position {
                     // Closed and drained: go on with the child.

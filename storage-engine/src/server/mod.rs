@@ -22,9 +22,10 @@
 //!   (`X-Amz-Target: DynamoDBStreams_20120810.<Op>`); see `streams.rs`.
 //! * Not served: transactions, PartiQL, UpdateTable index changes, Scan `Segment`s, the legacy parameters
 //!   (`Expected`, `KeyConditions`, `AttributesToGet`, ...).
-//! * Table ARNs use region `us-east-1` and account `000000000000`; stream
-//!   ARNs are the engine's (`LatestStreamArn` / `LatestStreamLabel` name its
-//!   newest stream).
+//! * Table and stream ARNs use the engine's region and account
+//!   ([`crate::STREAM_ARN_REGION`], [`crate::STREAM_ARN_ACCOUNT`]: DynamoDB
+//!   Local's `ddblocal` / `000000000000`); `LatestStreamArn` /
+//!   `LatestStreamLabel` name the table's newest stream.
 //!
 //! ## Example
 //!

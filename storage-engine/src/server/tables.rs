@@ -13,8 +13,6 @@ use crate::{
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
-const ARN_PREFIX: &str = "arn:aws:dynamodb:us-east-1:000000000000:table/";
-
 pub(super) fn required<T>(value: Option<T>, member: &str) -> Result<T, ApiError> {
     value.ok_or_else(|| ApiError::missing(member))
 }
@@ -180,7 +178,12 @@ pub(super) fn describe(engine: &Engine, name: &str) -> Result<TableDescription, 
     let def = engine.describe_table(name)?;
     // The newest stream, ENABLED or DISABLED, as DescribeTable reports it.
     let latest = engine.latest_stream(name)?;
-    let arn = format!("{ARN_PREFIX}{name}");
+    // The same region and account as the engine's StreamArns.
+    let arn = format!(
+        "arn:aws:dynamodb:{}:{}:table/{name}",
+        crate::STREAM_ARN_REGION,
+        crate::STREAM_ARN_ACCOUNT
+    );
     let mut attributes = BTreeMap::new();
     let mut note = |k: &KeyAttribute| {
         attributes.insert(k.attribute_name.clone(), k.attribute_type.as_str());
