@@ -1,5 +1,6 @@
 //! Helpers for ttlstream's end-to-end tests (the tests themselves are in `tests/`).
 
+pub mod dynamodb;
 pub mod s3;
 pub mod server;
 pub mod ttl_table;

@@ -7,136 +7,16 @@
 //! `userIdentity`): the plumbing is what is under test. moto keeps one shard
 //! per stream and never expires iterators or trims records.
 
-use std::path::Path;
-
-use aws_config::{BehaviorVersion, Region, SdkConfig};
 use aws_sdk_dynamodb::Client;
-use aws_sdk_dynamodb::config::{Credentials, SharedCredentialsProvider};
 use aws_sdk_dynamodb::types::{
-    AttributeDefinition, AttributeValue, BillingMode, KeySchemaElement, KeyType,
-    ScalarAttributeType, StreamSpecification, StreamViewType,
+    AttributeDefinition, BillingMode, KeySchemaElement, KeyType, ScalarAttributeType,
 };
-use serde_json::Value;
 use ttlstream::config::SourceConfig;
-use ttlstream::sources::StartingPosition;
 use ttlstream::sources::dynamodb_streams::DynamodbStreamsSource;
-use ttlstream::{Config, Pipeline};
+use ttlstream_tests::dynamodb::{
+    archived, config, create_table, delete, drain, pipeline, put, sdk_config,
+};
 use ttlstream_tests::server::{ServerProcess, tool};
-
-fn sdk_config(endpoint: &str) -> SdkConfig {
-    SdkConfig::builder()
-        .behavior_version(BehaviorVersion::latest())
-        .region(Region::new("us-east-1"))
-        .endpoint_url(endpoint)
-        .credentials_provider(SharedCredentialsProvider::new(Credentials::new(
-            "testing", "testing", None, None, "test",
-        )))
-        .build()
-}
-
-async fn create_table(client: &Client, table: &str) {
-    client
-        .create_table()
-        .table_name(table)
-        .attribute_definitions(
-            AttributeDefinition::builder()
-                .attribute_name("UserName")
-                .attribute_type(ScalarAttributeType::S)
-                .build()
-                .expect("attribute"),
-        )
-        .key_schema(
-            KeySchemaElement::builder()
-                .attribute_name("UserName")
-                .key_type(KeyType::Hash)
-                .build()
-                .expect("key"),
-        )
-        .billing_mode(BillingMode::PayPerRequest)
-        .stream_specification(
-            StreamSpecification::builder()
-                .stream_enabled(true)
-                .stream_view_type(StreamViewType::NewAndOldImages)
-                .build()
-                .expect("stream"),
-        )
-        .send()
-        .await
-        .expect("CreateTable");
-}
-
-async fn put(client: &Client, table: &str, user: &str, expires: i64) {
-    client
-        .put_item()
-        .table_name(table)
-        .item("UserName", AttributeValue::S(user.into()))
-        .item("ExpirationTime", AttributeValue::N(expires.to_string()))
-        .send()
-        .await
-        .expect("PutItem");
-}
-
-async fn delete(client: &Client, table: &str, user: &str) {
-    client
-        .delete_item()
-        .table_name(table)
-        .key("UserName", AttributeValue::S(user.into()))
-        .send()
-        .await
-        .expect("DeleteItem");
-}
-
-fn config(dir: &Path, source: &str) -> Config {
-    let text = format!(
-        r#"
-{source}
-
-[checkpoint]
-dir = "state"
-
-[batch]
-max_records = 2
-
-[[routes]]
-name = "all"
-sinks = ["archive"]
-
-[sinks.archive.file]
-path = "archive"
-"#
-    );
-    let path = dir.join("ttlstream.toml");
-    std::fs::write(&path, text).expect("write config");
-    Config::load(&path).expect("config")
-}
-
-async fn pipeline(config: &Config, sdk: &SdkConfig) -> Pipeline {
-    let Some(SourceConfig::DynamodbStreams(streams)) = &config.source else {
-        panic!("not a dynamodb_streams config");
-    };
-    let source = DynamodbStreamsSource::with_sdk_config(streams, sdk)
-        .await
-        .expect("open the stream");
-    Pipeline::with_source(config, Box::new(source), StartingPosition::TrimHorizon)
-        .expect("pipeline")
-}
-
-/// Steps until a step reads nothing; returns the records read.
-async fn drain(pipeline: &mut Pipeline) -> usize {
-    let mut total = 0;
-    for _ in 0..50 {
-        let report = pipeline.step().await.expect("step");
-        if report.records == 0 {
-            return total;
-        }
-        total += report.records;
-    }
-    panic!("the stream did not drain in 50 steps");
-}
-
-fn archived(dir: &Path, table: &str) -> Vec<Value> {
-    ttlstream_tests::read_archive(&dir.join("archive").join(table))
-}
 
 #[tokio::test]
 async fn reads_a_moto_stream_into_the_file_sink_and_resumes_from_the_shard_checkpoint() {
