@@ -85,6 +85,7 @@ mod operator;
 mod parse;
 mod path;
 mod pattern;
+mod prefilter;
 mod scan;
 mod skim;
 mod wildcard;

@@ -9,6 +9,7 @@ use std::cell::Cell;
 
 use crate::event::{Buffers, Leaf, Leaves, collect_value};
 use crate::pattern::Pattern;
+use crate::prefilter::Prefilter;
 use crate::scan::{Check, collect_bytes};
 
 /// Many patterns compiled once, each tagged with an `Id`; matched against events.
@@ -29,6 +30,8 @@ pub struct Matcher<Id> {
     /// `(index into ids, branches)` per pattern, in insertion order.
     rules: Vec<(usize, Vec<Vec<Condition>>)>,
     trie: PathTrie,
+    /// Literals some pattern needs, for [`Matcher::matches`]' quick rejection.
+    prefilter: Prefilter,
 }
 
 impl<Id: Clone + PartialEq> Matcher<Id> {
@@ -48,7 +51,13 @@ impl<Id: Clone + PartialEq> Matcher<Id> {
             rules.push((index, compile(&pattern, &mut trie)));
         }
         trie.finish();
-        Matcher { ids, rules, trie }
+        let prefilter = Prefilter::new(rules.iter().map(|(_, branches)| branches.as_slice()));
+        Matcher {
+            ids,
+            rules,
+            trie,
+            prefilter,
+        }
     }
 
     /// The ids whose pattern(s) match the event given as JSON bytes: each id
@@ -82,6 +91,12 @@ impl<Id: Clone + PartialEq> Matcher<Id> {
     ///   still meet there, and the walk is not inside an array at a named
     ///   path: nothing after that point can add a value, so it is not read,
     ///   and faults there (trailing text, a missing `}`) are not reported.
+    /// - Before any of that, an event that starts with `{`, ends with `}`,
+    ///   and holds no `\` and none of the literals every pattern needs one of
+    ///   (an exact string `s` as `"s"`, a prefix `p` as `"p`, a suffix as
+    ///   `p"`) matches nothing and is not read further. This applies only
+    ///   when every pattern needs such a literal (`filters/PATTERNS.md`,
+    ///   "Event bytes").
     ///
     /// For valid JSON the result is always that of [`Matcher::matches_strict`].
     ///
@@ -89,6 +104,9 @@ impl<Id: Clone + PartialEq> Matcher<Id> {
     /// [`EventError::Json`] if the bytes read are not JSON (with line and
     /// column); [`EventError::NotAnObject`] if the JSON is not an object.
     pub fn matches(&self, event_json: &[u8]) -> Result<Vec<Id>, EventError> {
+        if self.prefilter.rejects(event_json) {
+            return Ok(Vec::new());
+        }
         self.scan(event_json, Check::Lazy)
     }
 

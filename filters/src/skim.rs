@@ -73,7 +73,8 @@ impl Lexer<'_> {
     }
 
     /// An array or object (its opening bracket next): to just past the
-    /// bracket that closes it.
+    /// bracket that closes it. Whole 64-byte blocks without a `\` are
+    /// classified at once ([`Block`]); the rest goes token by token.
     fn skim_container(&mut self) -> Result<(), EventError> {
         let what = if self.peek() == Some(b'{') {
             "an object"
@@ -83,35 +84,133 @@ impl Lexer<'_> {
         self.pos += 1;
         let mut depth: usize = 1;
         loop {
-            while let Some(word) = word_at(self.bytes, self.pos) {
-                let hits = structural(word);
-                if hits != 0 {
-                    self.pos += (hits.trailing_zeros() / 8) as usize;
+            // All ones while the block starts inside a string.
+            let mut in_string: u64 = 0;
+            while let Some(block) = Block::at(self.bytes, self.pos) {
+                if block.backslash != 0 {
                     break;
                 }
-                self.pos += 8;
-            }
-            match self.peek() {
-                None => return Err(self.error(what, "")),
-                Some(b'"') => {
-                    self.pos += 1;
-                    self.skim_string()?;
-                }
-                Some(b'[' | b'{') => {
-                    self.pos += 1;
-                    depth += 1;
-                }
-                Some(b']' | b'}') => {
-                    self.pos += 1;
-                    depth -= 1;
-                    if depth == 0 {
-                        return Ok(());
+                // From each opening quote up to its closing quote.
+                let inside = prefix_xor(block.quote) ^ in_string;
+                let (open, close) = (block.open & !inside, block.close & !inside);
+                if (close.count_ones() as usize) < depth {
+                    // Cannot close the container: count and move on.
+                    depth = depth + open.count_ones() as usize - close.count_ones() as usize;
+                } else {
+                    let mut marks = open | close;
+                    while marks != 0 {
+                        let at = marks.trailing_zeros();
+                        if open >> at & 1 == 1 {
+                            depth += 1;
+                        } else {
+                            depth -= 1;
+                            if depth == 0 {
+                                self.pos += at as usize + 1;
+                                return Ok(());
+                            }
+                        }
+                        marks &= marks - 1;
                     }
                 }
-                Some(_) => self.pos += 1,
+                in_string = 0u64.wrapping_sub(inside >> 63);
+                self.pos += 64;
+            }
+            if in_string != 0 {
+                self.skim_string()?;
+            }
+            // Token by token past the block with a `\` (or to the end).
+            let stop = self.pos + 64;
+            while self.pos < stop {
+                while let Some(word) = word_at(self.bytes, self.pos) {
+                    let hits = structural(word);
+                    if hits != 0 {
+                        self.pos += (hits.trailing_zeros() / 8) as usize;
+                        break;
+                    }
+                    self.pos += 8;
+                }
+                match self.peek() {
+                    None => return Err(self.error(what, "")),
+                    Some(b'"') => {
+                        self.pos += 1;
+                        self.skim_string()?;
+                    }
+                    Some(b'[' | b'{') => {
+                        self.pos += 1;
+                        depth += 1;
+                    }
+                    Some(b']' | b'}') => {
+                        self.pos += 1;
+                        depth -= 1;
+                        if depth == 0 {
+                            return Ok(());
+                        }
+                    }
+                    Some(_) => self.pos += 1,
+                }
             }
         }
     }
+}
+
+/// Bit `i` set for each byte `i` of 64 that is `"`, `\`, an opening
+/// bracket (`[` `{`) or a closing one (`]` `}`).
+struct Block {
+    quote: u64,
+    backslash: u64,
+    open: u64,
+    close: u64,
+}
+
+impl Block {
+    /// The 64 bytes at `at`, if there are 64.
+    #[inline]
+    fn at(bytes: &[u8], at: usize) -> Option<Block> {
+        let chunk = bytes.get(at..at.checked_add(64)?)?;
+        let mut block = Block {
+            quote: 0,
+            backslash: 0,
+            open: 0,
+            close: 0,
+        };
+        for (i, word) in chunk.chunks_exact(8).enumerate() {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(word);
+            let w = u64::from_le_bytes(w);
+            // `[` `{` differ only in bit 5, as do `]` `}`.
+            let folded = w & splat(0xDF);
+            let shift = 8 * i;
+            block.quote |= gather(equal(w, b'"')) << shift;
+            block.backslash |= gather(equal(w, b'\\')) << shift;
+            block.open |= gather(equal(folded, b'[')) << shift;
+            block.close |= gather(equal(folded, b']')) << shift;
+        }
+        Some(block)
+    }
+}
+
+/// Bit 7 of each byte of `word` that equals `byte`, exactly (no borrows
+/// between bytes).
+#[inline]
+fn equal(word: u64, byte: u8) -> u64 {
+    let x = word ^ splat(byte);
+    !(((x & splat(0x7F)) + splat(0x7F)) | x) & splat(0x80)
+}
+
+/// Bits 7, 15, ..., 63 of `flags` as bits 0..8 (each lands alone in the top
+/// byte of the product; no two partial products share a bit).
+#[inline]
+fn gather(flags: u64) -> u64 {
+    (flags >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56
+}
+
+/// Bit `i` of the result: the parity of bits `0..=i` of `x`.
+#[inline]
+fn prefix_xor(mut x: u64) -> u64 {
+    for shift in [1, 2, 4, 8, 16, 32] {
+        x ^= x << shift;
+    }
+    x
 }
 
 #[cfg(test)]
@@ -141,6 +240,7 @@ mod tests {
         }
         let deep = format!("{}1{}", "[{\"a\":".repeat(200), "}]".repeat(200));
         assert_eq!(skim(&deep).ok(), Some(("an array", deep.len())));
+        assert_eq!(prefix_xor(0b1001_0010), (!0 << 7) | 0b1110);
     }
 
     #[test]
@@ -160,6 +260,60 @@ mod tests {
         }
     }
 
+    /// Where a plain byte-by-byte skim of the container at 0 ends.
+    fn naive_end(text: &[u8]) -> Option<usize> {
+        let (mut depth, mut at, mut in_string) = (0usize, 0, false);
+        while let Some(&b) = text.get(at) {
+            at += 1;
+            match (in_string, b) {
+                (true, b'\\') => at += 1,
+                (_, b'"') => in_string = !in_string,
+                (false, b'[' | b'{') => depth += 1,
+                (false, b']' | b'}') => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(at);
+                    }
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn block_skims_agree_with_a_plain_byte_walk() {
+        // Pieces that put strings, escapes and brackets across block edges.
+        let pieces: [&[u8]; 12] = [
+            b"[",
+            b"]",
+            b"{",
+            b"}",
+            br#""a]b""#,
+            br#""\"""#,
+            br#""x\\"y"#,
+            br#""{[long string with brackets]}..................""#,
+            b"123456789,",
+            b"|Y_y\x7f",
+            br#""q\u0022]""#,
+            b" \n\t",
+        ];
+        let mut state: u64 = 7;
+        for _ in 0..4000 {
+            let mut text = b"[".to_vec();
+            for _ in 0..(state % 40) {
+                state = state
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1);
+                text.extend_from_slice(pieces[(state >> 33) as usize % pieces.len()]);
+            }
+            text.extend_from_slice(b"]]]]]]]]]]}}}}}}}}]]]]");
+            let mut lexer = Lexer::new(&text);
+            let got = lexer.skim_container().ok().map(|()| lexer.pos);
+            assert_eq!(got, naive_end(&text), "{}", String::from_utf8_lossy(&text));
+        }
+    }
+
     #[test]
     fn word_flags_agree_with_bytewise_checks() {
         let text: Vec<u8> = (0..=255u8).collect();
@@ -176,6 +330,12 @@ mod tests {
                 low(quote_or_backslash(word)),
                 first(|b| b == b'"' || b == b'\\')
             );
+            for byte in [b'"', b'\\', b'[', b']', 0, 0x80, 0xFF] {
+                let flags: Vec<bool> = chunk.iter().map(|&b| b == byte).collect();
+                let got = gather(equal(word, byte));
+                let bits: Vec<bool> = (0..chunk.len()).map(|i| got >> i & 1 == 1).collect();
+                assert_eq!(bits, flags, "{chunk:?} {byte}");
+            }
         }
     }
 }
