@@ -22,7 +22,8 @@ pub(crate) type PathId = usize;
 #[derive(Debug, Clone, Default)]
 pub(crate) struct PathTrie {
     nodes: Vec<TrieNode>,
-    paths: usize,
+    /// The node of each interned path.
+    path_nodes: Vec<usize>,
     /// Every field name in the trie, for [`crate::lookahead`].
     pub(crate) names: Names,
 }
@@ -34,13 +35,82 @@ pub(crate) struct TrieNode {
     pub(crate) path: Option<PathId>,
     /// The [`Names`] ids of the children's names.
     pub(crate) name_ids: Vec<u32>,
+    /// Every test of every condition at this path: a value matching none of
+    /// them cannot satisfy any condition, so only its presence is recorded.
+    pub(crate) tests: Vec<Test>,
+    /// The keys a number must have to satisfy some test, as inclusive
+    /// ranges, when every test a number can satisfy is a `numeric` or an
+    /// in-range exact number; `None` otherwise.
+    number_ranges: Option<Vec<(i64, i64)>>,
+}
+
+impl TrieNode {
+    /// Whether `value`, found at this node's path, satisfies some test there.
+    #[inline]
+    pub(crate) fn accepts(&self, value: &Scalar<'_>) -> bool {
+        if let (Scalar::Number(key, _), Some(ranges)) = (value, &self.number_ranges) {
+            return key.is_some_and(|k| ranges.iter().any(|&(low, high)| low <= k && k <= high));
+        }
+        self.tests.iter().any(|test| test.matches(value))
+    }
+}
+
+impl TrieNode {
+    /// Whether no test here accepts a number whose key is about `rough_key`
+    /// ([`number::ROUGH_KEY_MARGIN`]): then it need not be keyed exactly.
+    #[inline]
+    pub(crate) fn rejects_number(&self, rough_key: f64) -> bool {
+        const MARGIN: f64 = number::ROUGH_KEY_MARGIN;
+        #[allow(clippy::cast_precision_loss)]
+        self.number_ranges.as_ref().is_some_and(|ranges| {
+            ranges.iter().all(|&(low, high)| {
+                rough_key < low as f64 - MARGIN || rough_key > high as f64 + MARGIN
+            })
+        })
+    }
+}
+
+/// [`TrieNode::number_ranges`] for `tests`.
+fn number_ranges(tests: &[Test]) -> Option<Vec<(i64, i64)>> {
+    let mut ranges = Vec::new();
+    for test in tests {
+        match test {
+            Test::Numeric(low, high) => {
+                let low = match low {
+                    None => i64::MIN,
+                    Some((key, true)) => *key,
+                    Some((key, false)) => key.checked_add(1)?,
+                };
+                let high = match high {
+                    None => i64::MAX,
+                    Some((key, true)) => *key,
+                    Some((key, false)) => key.checked_sub(1)?,
+                };
+                ranges.push((low, high));
+            }
+            Test::Number(_, Some(key)) => ranges.push((*key, *key)),
+            // Never satisfied by a number.
+            Test::Null
+            | Test::Bool(_)
+            | Test::String(_)
+            | Test::Prefix(_)
+            | Test::Suffix(_)
+            | Test::EqualsIgnoreCase(_)
+            | Test::PrefixIgnoreCase(_)
+            | Test::SuffixIgnoreCase(_)
+            | Test::Wildcard(_)
+            | Test::Cidr(_) => {}
+            Test::Number(_, None) | Test::Any | Test::Not(_) | Test::AnyOf(_) => return None,
+        }
+    }
+    Some(ranges)
 }
 
 impl PathTrie {
     pub(crate) fn new() -> Self {
         Self {
             nodes: vec![TrieNode::default()],
-            paths: 0,
+            path_nodes: Vec::new(),
             names: Names::default(),
         }
     }
@@ -60,14 +130,32 @@ impl PathTrie {
                 }
             };
         }
+        let path_nodes = &mut self.path_nodes;
         *self.nodes[at].path.get_or_insert_with(|| {
-            self.paths += 1;
-            self.paths - 1
+            path_nodes.push(at);
+            path_nodes.len() - 1
         })
+    }
+
+    /// Add `condition`'s tests to those of its path's node.
+    pub(crate) fn add_tests(&mut self, condition: &Condition) {
+        let Some(&node) = self.path_nodes.get(condition.path) else {
+            return;
+        };
+        let tests = &mut self.nodes[node].tests;
+        for test in &condition.tests {
+            let text = format!("{test:?}");
+            if !tests.iter().any(|known| format!("{known:?}") == text) {
+                tests.push(test.clone());
+            }
+        }
     }
 
     /// Build the name searcher; call after the last pattern is compiled in.
     pub(crate) fn finish(&mut self) {
+        for node in &mut self.nodes {
+            node.number_ranges = number_ranges(&node.tests);
+        }
         self.names.finish();
     }
 
@@ -80,7 +168,7 @@ impl PathTrie {
 
     /// How many distinct paths were interned.
     pub(crate) fn path_count(&self) -> usize {
-        self.paths
+        self.path_nodes.len()
     }
 }
 

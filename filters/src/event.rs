@@ -66,6 +66,9 @@ pub(crate) struct Leaf<'a> {
 /// No leaf.
 const NONE: u32 = u32::MAX;
 
+/// In [`Leaves::ends`], a path with no leaf but some value: `(NONE, SEEN)`.
+const SEEN: u32 = 0;
+
 /// Whether two values can belong to one match: wherever they lie in the same
 /// array, they lie in the same element of it.
 pub(crate) fn compatible(a: &[(u32, u32)], b: &[(u32, u32)]) -> bool {
@@ -91,7 +94,8 @@ const MAX_DEPTH: usize = 512;
 /// ([`Buffers`] keeps them between events).
 pub(crate) struct Leaves<'a> {
     leaves: Vec<Leaf<'a>>,
-    /// Per path: its first and last leaf.
+    /// Per path: its first and last leaf; `(NONE, NONE)` when no value was
+    /// found there, `(NONE, SEEN)` when values were but none is kept.
     ends: Vec<(u32, u32)>,
     /// Every leaf's array trail, back to back.
     trails: Trail,
@@ -172,9 +176,19 @@ impl<'a> Leaves<'a> {
         self.leaves.into_iter().map(|l| l.value).collect()
     }
 
-    /// Whether some value was found at `path`.
+    /// Whether some value was found at `path` (kept or not).
     pub(crate) fn any_at(&self, path: usize) -> bool {
-        self.ends.get(path).is_some_and(|e| e.0 != NONE)
+        self.ends.get(path).is_some_and(|e| *e != (NONE, NONE))
+    }
+
+    /// Note that a value no test at `path` accepts was found there: it
+    /// counts for `{"exists": false}`, and is not kept.
+    pub(crate) fn mark(&mut self, path: usize) {
+        if let Some(ends) = self.ends.get_mut(path)
+            && ends.0 == NONE
+        {
+            ends.1 = SEEN;
+        }
     }
 
     /// The array trail of `leaf` (one of this event's leaves).
@@ -258,7 +272,11 @@ fn visit<'a>(
                     Value::String(s) => Scalar::String(Cow::Borrowed(s)),
                     _ => Scalar::Null,
                 };
-                leaves.push(path, value, trail);
+                if here.accepts(&value) {
+                    leaves.push(path, value, trail);
+                } else {
+                    leaves.mark(path);
+                }
             }
         }
     }

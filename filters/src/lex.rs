@@ -28,7 +28,7 @@ fn first_string_special(word: u64) -> Option<usize> {
 
 /// How many leading bytes of `word` (little-endian) are ASCII digits (0..=8).
 #[inline]
-fn digit_run(word: u64) -> usize {
+pub(crate) fn digit_run(word: u64) -> usize {
     let x = word ^ splat(b'0');
     // Digits are now 0..=9; adding 0x76 sets the high bit of anything above 9
     // (carries run only upward, from the first non-digit).

@@ -50,6 +50,11 @@ impl<Id: Clone + PartialEq> Matcher<Id> {
             };
             rules.push((index, compile(&pattern, &mut trie)));
         }
+        for (_, branches) in &rules {
+            for condition in branches.iter().flatten() {
+                trie.add_tests(condition);
+            }
+        }
         trie.finish();
         let prefilter = Prefilter::new(rules.iter().map(|(_, branches)| branches.as_slice()));
         Matcher {

@@ -96,14 +96,27 @@ pub(crate) fn fast_key(text: &[u8]) -> Option<Option<i64>> {
             .fold(0i32, |n, d| n * 10 + i32::from(d.wrapping_sub(b'0')));
         exponent = exponent.saturating_add(sign * written);
     }
+    key_of(negative, mantissa, exponent)
+}
+
+/// The key of `±mantissa * 10^exponent` when it is certain (see [`fast_key`]).
+#[inline]
+fn key_of(negative: bool, mantissa: u64, exponent: i32) -> Option<Option<i64>> {
     let scale = *POW10.get(usize::try_from(exponent.unsigned_abs()).ok()?)?;
     #[allow(clippy::cast_precision_loss)]
     let m = mantissa as f64;
-    let value = if exponent < 0 { m / scale } else { m * scale };
     if mantissa < 1 << 53 {
         // Exact operands, one rounding: `value` is the correctly rounded result.
+        let value = if exponent < 0 { m / scale } else { m * scale };
         return Some(key(if negative { -value } else { value }));
     }
+    // Three roundings at most (`m`, `10^-e`, the product), each within
+    // `2^-53` relative: well inside the slack below, and cheaper than a division.
+    let value = if exponent < 0 {
+        m * NEG_POW10[usize::try_from(exponent.unsigned_abs()).ok()?]
+    } else {
+        m * scale
+    };
     const SLACK: f64 = 1.0 / (1u64 << 49) as f64;
     let (low, high) = (value * (1.0 - SLACK), value * (1.0 + SLACK));
     let (low, high) = if negative { (-high, -low) } else { (low, high) };
@@ -111,8 +124,158 @@ pub(crate) fn fast_key(text: &[u8]) -> Option<Option<i64>> {
     (a == b).then_some(a)
 }
 
+/// The value of the eight ASCII digits of `word` (little-endian: the first
+/// digit in the low byte), by pairs, then fours, then the eight.
+#[inline]
+fn eight_digits(word: u64) -> u64 {
+    const MASK: u64 = 0x0000_00FF_0000_00FF;
+    let v = word.wrapping_sub(crate::lex::splat(b'0'));
+    let v = v.wrapping_mul(10).wrapping_add(v >> 8);
+    (v & MASK)
+        .wrapping_mul(100 + (1_000_000 << 32))
+        .wrapping_add((v >> 16 & MASK).wrapping_mul(1 + (10_000 << 32)))
+        >> 32
+}
+
+/// The run of ASCII digits at `at`: `(value, count)`; `None` past 19
+/// digits or within 8 bytes of the end.
+#[inline]
+fn digits_at(bytes: &[u8], mut at: usize) -> Option<(u64, usize)> {
+    let (mut value, mut count) = (0u64, 0usize);
+    loop {
+        let word = crate::lex::word_at(bytes, at)?;
+        let run = crate::lex::digit_run(word);
+        if count + run > 19 {
+            return None;
+        }
+        if run == 0 {
+            return Some((value, count));
+        }
+        // The run's digits moved to the high bytes, leading `0`s below them.
+        let shift = 8 * (8 - run) as u32;
+        let padded = word.checked_shl(shift).unwrap_or(0)
+            | crate::lex::splat(b'0')
+                .checked_shr(8 * run as u32)
+                .unwrap_or(0);
+        value = value * POW10_U64[run] + eight_digits(padded);
+        count += run;
+        at += run;
+        if run < 8 {
+            return Some((value, count));
+        }
+    }
+}
+
+/// Powers of ten up to `1e19` as integers.
+const POW10_U64: [u64; 20] = {
+    let mut table = [1u64; 20];
+    let mut i = 1;
+    while i < 20 {
+        table[i] = table[i - 1] * 10;
+        i += 1;
+    }
+    table
+};
+
+/// `10^-i` rounded to `f64`, for `i` up to 22.
+const NEG_POW10: [f64; 23] = {
+    let mut table = [1.0f64; 23];
+    let mut i = 1;
+    while i < 23 {
+        table[i] = 1.0 / POW10[i];
+        i += 1;
+    }
+    table
+};
+
+/// A number's digits and exponent: `±mantissa * 10^exponent`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Decimal {
+    negative: bool,
+    mantissa: u64,
+    exponent: i32,
+}
+
+/// How far (in key units) [`Decimal::rough_key`] may lie from the key:
+/// a few units of rounding at most (relative `2^-51` of `5e15`, then the
+/// sum's and the product's roundings), with room to spare.
+pub(crate) const ROUGH_KEY_MARGIN: f64 = 64.0;
+
+impl Decimal {
+    /// The key (`None` outside `-5e9..=5e9`), when certain; see [`fast_key`].
+    #[inline]
+    pub(crate) fn key(self) -> Option<Option<i64>> {
+        key_of(self.negative, self.mantissa, self.exponent)
+    }
+
+    /// The key's value computed roughly, within [`ROUGH_KEY_MARGIN`] of the
+    /// key for numbers within `-5e9..=5e9` (and beyond it, outside the key range).
+    #[inline]
+    pub(crate) fn rough_key(self) -> f64 {
+        #[allow(clippy::cast_precision_loss)]
+        let m = self.mantissa as f64;
+        let scale = usize::try_from(self.exponent.unsigned_abs()).unwrap_or(usize::MAX);
+        let magnitude = if self.exponent < 0 {
+            m * NEG_POW10.get(scale).copied().unwrap_or(0.0)
+        } else {
+            m * POW10.get(scale).copied().unwrap_or(f64::INFINITY)
+        };
+        let value = if self.negative { -magnitude } else { magnitude };
+        1e6 * (LIMIT + value)
+    }
+}
+
+/// A number at the start of `bytes` in its common form (`-`, up to 19
+/// digits with an optional fraction, no exponent), read in one pass: its
+/// length in bytes (as [`crate::lex::Lexer::number`] gives it) and its
+/// value. `None` for any other form, or near the end of the bytes: then use
+/// the lexer.
+#[inline]
+pub(crate) fn lex_decimal(bytes: &[u8]) -> Option<(usize, Decimal)> {
+    let negative = bytes.first() == Some(&b'-');
+    let mut at = usize::from(negative);
+    let (int, int_digits) = digits_at(bytes, at)?;
+    // No digits, or a leading zero (`01` is not JSON): the lexer reports it.
+    if int_digits == 0 || (int_digits > 1 && bytes.get(at) == Some(&b'0')) {
+        return None;
+    }
+    at += int_digits;
+    let (mut mantissa, mut exponent) = (int, 0i32);
+    if bytes.get(at) == Some(&b'.') {
+        let (fraction, fraction_digits) = digits_at(bytes, at + 1)?;
+        if fraction_digits == 0 || int_digits + fraction_digits > 19 {
+            return None;
+        }
+        // At most 19 digits in all: no overflow.
+        mantissa = int * POW10_U64[fraction_digits] + fraction;
+        exponent = -i32::try_from(fraction_digits).ok()?;
+        at += 1 + fraction_digits;
+    }
+    if matches!(bytes.get(at), Some(b'e' | b'E')) {
+        return None;
+    }
+    Some((
+        at,
+        Decimal {
+            negative,
+            mantissa,
+            exponent,
+        },
+    ))
+}
+
+/// [`lex_decimal`] and its certain key: as [`crate::lex::Lexer::number`]
+/// then [`fast_key`] give them.
+#[cfg(test)]
+fn lex_key(bytes: &[u8]) -> Option<(usize, Option<i64>)> {
+    let (len, decimal) = lex_decimal(bytes)?;
+    Some((len, decimal.key()?))
+}
+
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
+
     use super::*;
 
     #[test]
@@ -168,6 +331,83 @@ mod tests {
             .count();
         assert_eq!(coordinates, 2001);
         assert!(fast > texts.len() / 2, "{fast} of {}", texts.len());
+    }
+
+    #[test]
+    fn one_pass_keys_agree_with_lexing_then_keying() {
+        let mut texts: Vec<String> = [
+            "0",
+            "-0",
+            "7",
+            "-7",
+            "01",
+            "-01",
+            "00.5",
+            "0.5",
+            "1.",
+            "-",
+            "-.5",
+            ".5",
+            "123456789",
+            "1234567890123456789",
+            "12345678901234567890",
+            "1.5e3",
+            "-122.508123456789012",
+            "37.712345678901234",
+            "0.0",
+            "5000000000",
+            "5000000000.000001",
+            "4999999999.9999995",
+            "1.0000000000000000001",
+            "99999999.99999999",
+            "12345678.",
+            "3e2",
+            "1E2",
+        ]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+        let mut state: u64 = 1;
+        for _ in 0..20_000 {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let int = state >> 40;
+            let digits = (state >> 20) % 20;
+            let fraction = state % 10u64.pow(u32::try_from(digits % 19).unwrap_or(0));
+            let sign = if state & 1 == 1 { "-" } else { "" };
+            texts.push(format!(
+                "{sign}{}.{fraction:0>width$}",
+                int % 100_000,
+                width = digits as usize
+            ));
+            texts.push(format!("{sign}{int}"));
+        }
+        let mut fast = 0;
+        for text in &texts {
+            for tail in ["", ",", "]", "}   ", ",1234567", "e5"] {
+                let bytes = format!("{text}{tail}");
+                let Some((len, got)) = lex_key(bytes.as_bytes()) else {
+                    continue;
+                };
+                fast += 1;
+                let mut lexer = crate::lex::Lexer::new(bytes.as_bytes());
+                let (start, end) = lexer.number().unwrap();
+                assert_eq!((start, end), (0, len), "{bytes}");
+                let full = bytes[..len].parse::<f64>().ok().and_then(key);
+                assert_eq!(got, full, "{bytes}");
+                if let (Some(k), Some((_, decimal))) = (got, lex_decimal(bytes.as_bytes())) {
+                    #[allow(clippy::cast_precision_loss)]
+                    let off = (decimal.rough_key() - k as f64).abs();
+                    assert!(off < ROUGH_KEY_MARGIN / 4.0, "{bytes}: {off}");
+                }
+            }
+        }
+        assert!(fast > texts.len(), "{fast} of {}", texts.len() * 6);
+        let digits = |s: &str| u64::from_le_bytes(s.as_bytes().try_into().unwrap());
+        assert_eq!(eight_digits(digits("12345678")), 12_345_678);
+        assert_eq!(eight_digits(digits("00000009")), 9);
+        assert_eq!(eight_digits(digits("99999999")), 99_999_999);
     }
 
     #[test]

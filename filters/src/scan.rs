@@ -9,6 +9,13 @@
 //! repeated within one object contributes every occurrence (as a streaming
 //! parser sees them) rather than only the last.
 //!
+//! Both keep a value only when some test at its path accepts it
+//! ([`crate::compile::TrieNode::accepts`]); of any other value only its
+//! presence is noted (for `{"exists": false}`). A number in its common form
+//! is read and keyed in one pass ([`crate::number::lex_decimal`]), and one
+//! whose rough key lies far from every `numeric` range at its path is not
+//! keyed exactly at all.
+//!
 //! Two modes ([`Check`]): `Strict` checks the syntax of every byte (skipped
 //! values by [`Lexer::skip_value`]); `Lazy` skims skipped values by structure
 //! ([`Lexer::skim_value`]) and stops reading once [`crate::lookahead`] shows
@@ -106,8 +113,13 @@ impl<'a> Walk<'_, 'a> {
 
     /// Record `value` if trie `node` is a path some pattern matches values at.
     fn record(&mut self, node: usize, value: Scalar<'a>) {
-        if let Some(path) = self.trie.node(node).path {
-            self.leaves.push(path, value, &self.trail);
+        let here = self.trie.node(node);
+        if let Some(path) = here.path {
+            if here.accepts(&value) {
+                self.leaves.push(path, value, &self.trail);
+            } else {
+                self.leaves.mark(path);
+            }
         }
     }
 
@@ -154,6 +166,22 @@ impl<'a> Walk<'_, 'a> {
                 Ok(())
             }
             Some(b'-' | b'0'..=b'9') => {
+                let here = self.trie.node(node);
+                if let Some(path) = here.path {
+                    let rest = self.lex.bytes.get(self.lex.pos..).unwrap_or_default();
+                    if let Some((len, decimal)) = crate::number::lex_decimal(rest) {
+                        if here.rejects_number(decimal.rough_key()) {
+                            self.lex.pos += len;
+                            self.leaves.mark(path);
+                            return Ok(());
+                        }
+                        if let Some(key) = decimal.key() {
+                            self.lex.pos += len;
+                            self.record(node, Scalar::Number(key, Num::Text(&rest[..len])));
+                            return Ok(());
+                        }
+                    }
+                }
                 let (start, end) = self.lex.number()?;
                 if self.wanted(node) {
                     let number = number(&self.lex, start, end)?;
@@ -321,12 +349,18 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
-    use crate::compile::compile;
+    use crate::compile::{Condition, Test, compile};
     use crate::pattern::Pattern;
 
     fn values<'a>(pattern: &str, event: &'a [u8]) -> Result<Vec<Scalar<'a>>, EventError> {
         let mut trie = PathTrie::new();
-        compile(&Pattern::parse(pattern).unwrap(), &mut trie);
+        // Keep every value at a named path, whatever the pattern's tests.
+        for condition in compile(&Pattern::parse(pattern).unwrap(), &mut trie).concat() {
+            trie.add_tests(&Condition {
+                tests: vec![Test::Any],
+                ..condition
+            });
+        }
         trie.finish();
         let leaves = Leaves::new(trie.path_count());
         let leaves = collect_bytes(event, &trie, Check::Strict, leaves)?;
