@@ -1,5 +1,7 @@
 //! The Lambda handler: one DynamoDB stream batch in, `batchItemFailures` out.
 
+use std::collections::HashMap;
+
 use aws_lambda_events::event::dynamodb::Event;
 use aws_lambda_events::event::streams::{DynamoDbBatchItemFailure, DynamoDbEventResponse};
 
@@ -143,14 +145,17 @@ impl LambdaHandler {
                 .deliver(&closed, (&closed.first, &closed.last))
                 .await
         {
+            // Reversed, so a repeated SequenceNumber maps to its first record.
+            let position: HashMap<&str, usize> = sequence_numbers
+                .iter()
+                .enumerate()
+                .rev()
+                .filter_map(|(i, s)| Some((s.as_deref()?, i)))
+                .collect();
             let index = undelivered
                 .records
                 .iter()
-                .filter_map(|r| {
-                    sequence_numbers
-                        .iter()
-                        .position(|s| s.as_deref() == Some(r.sequence_number.as_str()))
-                })
+                .filter_map(|r| position.get(r.sequence_number.as_str()).copied())
                 .min();
             if let Some(index) = index
                 && first_failed.as_ref().is_none_or(|(i, _)| index < *i)
