@@ -15,9 +15,16 @@
 //! each batch atomic, so each item is always atomic with its index entry and
 //! change record; a crash between batches loses nothing and repeats nothing,
 //! because the next pass starts again from the expiry index, which holds
-//! exactly the items not yet deleted. A pass with a budget shares it fairly:
-//! each TTL table first gets an equal share, then what is left goes round
-//! again in the same order.
+//! exactly the items not yet deleted.
+//!
+//! One mechanism serves the three TTL models: a pass lists every table with
+//! something that can expire (DynamoDB tables with TTL enabled, Tablestore
+//! tables, Spanner tables with a row deletion policy), and a pass with a
+//! budget shares it fairly: each table first gets an equal share, then what
+//! is left goes round again in the same order. Every table is swept with the
+//! same [`Pass`] limits (budget, batch size), and every deletion's lag goes
+//! into one histogram ([`SweepReport::lag`]); the background thread's pacing
+//! and "sweep now" apply to all of them alike.
 
 use crate::engine::Engine;
 use crate::error::{StorageError, SweepError};
@@ -29,6 +36,7 @@ use crate::ttl::{expired_range_secs, is_expired_at, item_expiry_epoch_secs};
 use crate::write::Change;
 use std::collections::HashSet;
 use std::ops::Bound;
+use std::sync::Arc;
 
 /// Most index entries examined (and items deleted) per atomic batch.
 pub const SWEEP_CHUNK: usize = 1024;
@@ -39,8 +47,10 @@ pub struct SweepReport {
     /// Items deleted by TTL in this pass (each with one REMOVE record if the
     /// table has a stream).
     pub deleted: u64,
-    /// For the DynamoDB-model deletions of this pass: time from each item's
-    /// expiry instant to its deletion (engine clock, milliseconds).
+    /// For every deletion of this pass: time from the item's or row's expiry
+    /// instant to its deletion (engine clock, milliseconds). DynamoDB: the
+    /// TTL second; Tablestore: the newest version's timestamp plus
+    /// `time_to_live`; Spanner: the policy column plus the policy's days.
     pub lag: LagHistogram,
 }
 
@@ -56,58 +66,23 @@ impl Engine {
         self.sweep(None, SWEEP_CHUNK)
     }
 
-    /// One pass over all three TTL models, deleting at most `max` items or
-    /// rows. Fair across models: each first gets up to a third of `max`,
-    /// then what is left goes round again in the same order.
-    /// DynamoDB-model deletions are committed `batch` (at least 1) at a time.
+    /// One pass over every table of all three TTL models, deleting at most
+    /// `max` items or rows: each table (whatever its model) first gets an
+    /// equal share of `max`, then what is left goes round again in the same
+    /// order, so one big table cannot starve the others. Deletions are
+    /// committed `batch` (at least 1) at a time; every deletion's lag goes
+    /// into the report's histogram.
     pub(crate) fn sweep(
         &self,
         max: Option<usize>,
         batch: usize,
     ) -> Result<SweepReport, SweepError> {
-        let share = max.map(|m| m.div_ceil(3));
-        let mut report = SweepReport::default();
-        for round in 0..2 {
-            for model in 0..3 {
-                let left = max.map(|m| m.saturating_sub(report.deleted as usize));
-                let cap = match (left, share) {
-                    (Some(l), Some(s)) if round == 0 => Some(l.min(s)),
-                    _ => left,
-                };
-                if cap == Some(0) {
-                    continue;
-                }
-                report.deleted += match model {
-                    0 => {
-                        let r = self.sweep_dynamodb(cap, batch.max(1))?;
-                        report.lag.merge(&r.lag);
-                        r.deleted
-                    }
-                    1 => self.sweep_tablestore(cap)?,
-                    _ => self.sweep_spanner(cap)?,
-                };
-            }
-            if max.is_none() {
-                break;
-            }
-        }
-        Ok(report)
-    }
-
-    /// One pass over every TTL-enabled DynamoDB table, deleting at most
-    /// `max` items: each table first gets an equal share of `max`, then what
-    /// is left goes round again (so one big table cannot starve the others).
-    fn sweep_dynamodb(&self, max: Option<usize>, batch: usize) -> Result<SweepReport, SweepError> {
         let now_millis = self.inner.clock.now_millis();
         let mut report = SweepReport::default();
-        let metas: Vec<_> = self
-            .all_table_metas()
-            .into_iter()
-            .filter(|m| m.ttl_enabled().is_some())
-            .collect();
-        let share = max.map(|m| m.div_ceil(metas.len().max(1)));
+        let targets = self.sweep_targets()?;
+        let share = max.map(|m| m.div_ceil(targets.len().max(1)));
         for round in 0..2 {
-            for meta in &metas {
+            for target in &targets {
                 let left = max.map(|m| m.saturating_sub(report.deleted as usize));
                 let budget = match (left, share) {
                     (Some(l), Some(s)) if round == 0 => Some(l.min(s)),
@@ -119,20 +94,57 @@ impl Engine {
                 let pass = Pass {
                     now_millis,
                     budget,
-                    batch,
+                    batch: batch.max(1),
                 };
-                report.deleted +=
-                    self.sweep_table(meta, pass, &mut report.lag)
-                        .map_err(|source| SweepError::Storage {
-                            table: meta.definition.table_name.clone(),
-                            source,
-                        })?;
+                let swept = match target {
+                    Target::DynamoDb(meta) => self.sweep_table(meta, pass, &mut report.lag),
+                    Target::Tablestore(name) => {
+                        self.sweep_tablestore_table(name, pass, &mut report.lag)
+                    }
+                    Target::Spanner(name) => self.sweep_spanner_table(name, pass, &mut report.lag),
+                };
+                report.deleted += swept.map_err(|source| SweepError::Storage {
+                    table: target.name().to_string(),
+                    source,
+                })?;
             }
             if max.is_none() {
                 break;
             }
         }
         Ok(report)
+    }
+
+    /// The tables a pass visits, in a fixed order: DynamoDB tables with TTL
+    /// enabled, Tablestore tables, Spanner tables with a row deletion policy.
+    fn sweep_targets(&self) -> Result<Vec<Target>, SweepError> {
+        let store = &self.inner.store;
+        let storage = |model: &'static str| {
+            move |source| SweepError::Storage {
+                table: format!("({model} tables)"),
+                source,
+            }
+        };
+        let mut targets: Vec<Target> = self
+            .all_table_metas()
+            .into_iter()
+            .filter(|m| m.ttl_enabled().is_some())
+            .map(Target::DynamoDb)
+            .collect();
+        let tablestore = crate::tablestore::load_all(store).map_err(storage("Tablestore"))?;
+        targets.extend(
+            tablestore
+                .into_iter()
+                .map(|m| Target::Tablestore(m.definition.table_name)),
+        );
+        let spanner = crate::spanner::load_all(store).map_err(storage("Spanner"))?;
+        targets.extend(
+            spanner
+                .into_iter()
+                .filter(|m| m.definition.row_deletion_policy.is_some())
+                .map(|m| Target::Spanner(m.definition.table_name)),
+        );
+        Ok(targets)
     }
 
     fn sweep_table(
@@ -242,12 +254,32 @@ fn removal_attributes<'a>(meta: &'a TableMeta, spec: &'a TimeToLiveSpecification
     names
 }
 
-/// The limits of one table's part of a pass.
+/// One table of a pass, in whichever TTL model.
+enum Target {
+    DynamoDb(Arc<TableMeta>),
+    Tablestore(String),
+    Spanner(String),
+}
+
+impl Target {
+    fn name(&self) -> &str {
+        match self {
+            Target::DynamoDb(meta) => &meta.definition.table_name,
+            Target::Tablestore(name) | Target::Spanner(name) => name,
+        }
+    }
+}
+
+/// The limits of one table's part of a pass (the same for every model).
 #[derive(Clone, Copy)]
-struct Pass {
-    now_millis: i64,
-    budget: Option<usize>,
-    batch: usize,
+pub(crate) struct Pass {
+    /// The pass's start (engine clock, epoch ms): DynamoDB items due before
+    /// it are deleted (Tablestore and Spanner re-read the clock per batch).
+    pub now_millis: i64,
+    /// Most deletions for this table; `None` = unbounded.
+    pub budget: Option<usize>,
+    /// Most deletions per atomic batch (at least 1).
+    pub batch: usize,
 }
 
 #[cfg(test)]

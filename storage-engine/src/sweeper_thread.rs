@@ -25,13 +25,15 @@ pub struct SweeperOptions {
     /// At most this many deletions per pass; `None` = unbounded.
     /// Default: `None`.
     pub max_deletes_per_sweep: Option<usize>,
-    /// Pacing: at most this many deletions per second of real time, on
+    /// Pacing: at most this many deletions (items and rows of every TTL
+    /// model together) per second of real time, on
     /// average (a token bucket holding at most one second's worth, so a burst
     /// is at most this many); `None` = as fast as the engine can.
     /// `Some(0)` deletes nothing. Default: `None`.
     pub max_deletes_per_sec: Option<u64>,
-    /// Items deleted per atomic batch (each with its index entries and
-    /// REMOVE record); 0 is taken as 1. Default: [`SWEEP_CHUNK`] (1,024).
+    /// Items or rows deleted per atomic batch (each with its index entries
+    /// and change record), in every TTL model; 0 is taken as 1. Default:
+    /// [`SWEEP_CHUNK`] (1,024).
     pub batch_size: usize,
 }
 
@@ -69,8 +71,9 @@ impl Sweeper {
         self.shared.deleted_total.load(Ordering::Relaxed)
     }
 
-    /// The lag of every DynamoDB-model deletion this sweeper made: time from
-    /// the item's expiry instant to its deletion (engine clock, ms).
+    /// The lag of every deletion this sweeper made, in all three TTL models:
+    /// time from the item's or row's expiry instant to its deletion (engine
+    /// clock, ms; see [`SweepReport::lag`](crate::SweepReport::lag)).
     pub fn lag_histogram(&self) -> LagHistogram {
         *self
             .shared

@@ -116,3 +116,77 @@ fn sweep_now_reports_lag_and_never_deletes_early() {
     assert_eq!(report.deleted, 3);
     assert_eq!(report.lag.quantile_upper_bound_millis(0.5), Some(1));
 }
+
+#[test]
+fn one_budget_and_one_lag_histogram_cover_all_three_models() {
+    use ttlstream_engine::spanner::{
+        RowDeletionPolicy, SpannerRow, SpannerTableDefinition, SpannerType, SpannerValue,
+    };
+    use ttlstream_engine::tablestore::{
+        PutColumn, ReadOptions, TablestoreOptions, TablestoreTableDefinition,
+    };
+    const DAY_MILLIS: u64 = 86_400_000;
+    let (_dir, clock, engine) = setup(StreamViewType::KeysOnly);
+    engine
+        .create_tablestore_table(
+            TablestoreTableDefinition::new("Ts", "id", ScalarAttributeType::S)
+                .with_options(TablestoreOptions::with_time_to_live_secs(86_400)),
+        )
+        .unwrap();
+    engine
+        .create_spanner_table(
+            SpannerTableDefinition::new("Sp")
+                .column("Id", SpannerType::Int64)
+                .column("CreatedAt", SpannerType::Timestamp)
+                .primary_key(["Id"])
+                .row_deletion_policy(RowDeletionPolicy::older_than("CreatedAt", 1)),
+        )
+        .unwrap();
+    fill(&engine, TABLE, 300);
+    for i in 0..10 {
+        engine
+            .put_row(
+                "Ts",
+                item(&[("id", s(&format!("r{i}")))]),
+                vec![PutColumn::new("col", n(i))],
+            )
+            .unwrap();
+        engine
+            .insert_row(
+                "Sp",
+                SpannerRow::from([
+                    ("Id".to_string(), SpannerValue::Int64(i)),
+                    (
+                        "CreatedAt".to_string(),
+                        SpannerValue::Timestamp(START_MILLIS),
+                    ),
+                ]),
+            )
+            .unwrap();
+    }
+    // Tablestore versions and Spanner rows expired 2 s ago (written at the
+    // start, one day to live); the DynamoDB items a day and a second ago.
+    clock.advance(Duration::from_millis(DAY_MILLIS + 2_000));
+    let sweeper = engine.start_sweeper(SweeperOptions {
+        interval: HOUR,
+        max_deletes_per_sweep: Some(100),
+        ..SweeperOptions::default()
+    });
+    wait_for(&sweeper, 100);
+    let lag = sweeper.lag_histogram();
+    sweeper.stop();
+    // Three tables, a third of the budget each first: the two small tables
+    // are emptied although the big DynamoDB table comes first; it gets the rest.
+    assert!(
+        engine
+            .scan_rows("Ts", ReadOptions::default())
+            .unwrap()
+            .is_empty()
+    );
+    assert!(engine.scan_spanner_table("Sp").unwrap().is_empty());
+    assert_eq!(engine.scan(TABLE).unwrap().len(), 220);
+    // One histogram: 20 rows 2 s late, 80 items more than an hour late.
+    assert_eq!(lag.count(), 100);
+    let counted: Vec<_> = lag.buckets().filter(|(_, c)| *c > 0).collect();
+    assert_eq!(counted, vec![(Some(2_000), 20), (None, 80)]);
+}

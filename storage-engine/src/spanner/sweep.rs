@@ -1,53 +1,40 @@
 //! The sweeper's Spanner part: deletes rows past their table's row deletion
 //! policy through the policy index (`expiry` keyspace: table id ++ policy
-//! timestamp ms ++ encoded key), in batches of up to [`SWEEP_CHUNK`] rows.
+//! timestamp ms ++ encoded key), in batches of up to the sweeper's batch size.
 //! Each batch is one atomic write and one system transaction: the rows, their
 //! index and policy entries, their interleaved children, and the DELETE data
-//! change records with `transaction_tag: "RowDeletionPolicy"`.
+//! change records with `transaction_tag: "RowDeletionPolicy"`. The pass
+//! limits, fairness and lag histogram are the sweeper's, shared by every
+//! model (`sweeper.rs`).
 
 use super::load_all;
 use super::record::ROW_DELETION_POLICY_TAG;
 use super::stage::Txn;
 use crate::engine::Engine;
-use crate::error::{StorageError, SweepError};
+use crate::error::StorageError;
 use crate::storage::{decode_expiry_key, expiry_bound};
-use crate::sweeper::SWEEP_CHUNK;
+use crate::sweep_lag::LagHistogram;
+use crate::sweeper::Pass;
 use std::ops::Bound;
 
 impl Engine {
-    /// One Spanner pass over every table with a policy; at most `budget`
-    /// rows deleted (children not counted). Returns the rows deleted.
-    pub(crate) fn sweep_spanner(&self, budget: Option<usize>) -> Result<u64, SweepError> {
-        let metas = load_all(&self.inner.store).map_err(|source| SweepError::Storage {
-            table: "(Spanner tables)".to_string(),
-            source,
-        })?;
-        let mut deleted = 0u64;
-        for meta in metas
-            .iter()
-            .filter(|m| m.definition.row_deletion_policy.is_some())
-        {
-            let left = budget.map(|b| b.saturating_sub(deleted as usize));
-            if left == Some(0) {
-                break;
-            }
-            let name = &meta.definition.table_name;
-            deleted +=
-                self.sweep_spanner_table(name, left)
-                    .map_err(|source| SweepError::Storage {
-                        table: name.clone(),
-                        source,
-                    })?;
-        }
-        Ok(deleted)
-    }
-
-    fn sweep_spanner_table(&self, table: &str, budget: Option<usize>) -> Result<u64, StorageError> {
+    /// One table's part of a sweep pass (see `sweeper.rs`): at most
+    /// `pass.budget` rows deleted (interleaved children not counted),
+    /// `pass.batch` policy entries per atomic batch; each deletion's lag (now
+    /// minus the policy timestamp plus the policy's days) goes into `lag`.
+    /// Returns the rows deleted.
+    pub(crate) fn sweep_spanner_table(
+        &self,
+        table: &str,
+        pass: Pass,
+        lag: &mut LagHistogram,
+    ) -> Result<u64, StorageError> {
+        let budget = pass.budget;
         let store = &self.inner.store;
         let mut deleted = 0u64;
         let mut from: Option<Vec<u8>> = None;
         loop {
-            let remaining = budget.map_or(SWEEP_CHUNK, |b| b.saturating_sub(deleted as usize));
+            let remaining = budget.map_or(pass.batch, |b| b.saturating_sub(deleted as usize));
             if remaining == 0 {
                 return Ok(deleted);
             }
@@ -65,11 +52,7 @@ impl Engine {
             };
             let hi = Bound::Excluded(expiry_bound(meta.id, cutoff));
             let mut candidates = Vec::new();
-            for guard in store
-                .expiry
-                .range((lo, hi))
-                .take(remaining.min(SWEEP_CHUNK))
-            {
+            for guard in store.expiry.range((lo, hi)).take(remaining.min(pass.batch)) {
                 candidates.push(guard.key()?);
             }
             let Some(last) = candidates.last() else {
@@ -96,6 +79,8 @@ impl Engine {
                     {
                         self.stage_spanner_delete(&mut batch, &all, &meta, key, &row, &mut txn)?;
                         deleted += 1;
+                        let expired_at = ms.saturating_add(policy.interval_millis());
+                        lag.record(now.saturating_sub(expired_at));
                     }
                     // Row gone or its timestamp changed: a stale entry.
                     _ => batch.remove(&store.expiry, entry.clone()),

@@ -4,48 +4,32 @@
 //!
 //! Tablestore expiry depends on options that can change at any time, so
 //! there is no expiry index: a pass scans each table in primary-key order,
-//! [`SWEEP_CHUNK`] rows per atomic batch, re-reading each row and the options
-//! under the write lock before changing it.
+//! the sweeper's batch size in rows per atomic batch, re-reading each row and the options
+//! under the write lock before changing it. The pass limits, fairness and
+//! lag histogram are the sweeper's, shared by every model (`sweeper.rs`).
 
-use super::load_all;
+use super::options::TablestoreOptions;
 use super::row::StoredRow;
 use crate::engine::Engine;
-use crate::error::{StorageError, SweepError};
+use crate::error::StorageError;
 use crate::storage::{ITEMS, decode_json};
 use crate::stream::UserIdentity;
-use crate::sweeper::SWEEP_CHUNK;
+use crate::sweep_lag::LagHistogram;
+use crate::sweeper::Pass;
 use std::ops::Bound;
 
 impl Engine {
-    /// One Tablestore pass over every table; at most `budget` rows deleted
-    /// (`None` = unbounded). Returns the rows deleted.
-    pub(crate) fn sweep_tablestore(&self, budget: Option<usize>) -> Result<u64, SweepError> {
-        let metas = load_all(&self.inner.store).map_err(|source| SweepError::Storage {
-            table: "(Tablestore tables)".to_string(),
-            source,
-        })?;
-        let mut deleted = 0u64;
-        for meta in metas {
-            let left = budget.map(|b| b.saturating_sub(deleted as usize));
-            if left == Some(0) {
-                break;
-            }
-            let name = meta.definition.table_name.clone();
-            deleted +=
-                self.sweep_tablestore_table(&name, left)
-                    .map_err(|source| SweepError::Storage {
-                        table: name.clone(),
-                        source,
-                    })?;
-        }
-        Ok(deleted)
-    }
-
-    fn sweep_tablestore_table(
+    /// One table's part of a sweep pass (see `sweeper.rs`): at most
+    /// `pass.budget` rows deleted, `pass.batch` rows examined per atomic
+    /// batch; each deletion's lag (now minus the instant its newest version
+    /// expired) goes into `lag`. Returns the rows deleted.
+    pub(crate) fn sweep_tablestore_table(
         &self,
         table: &str,
-        budget: Option<usize>,
+        pass: Pass,
+        lag: &mut LagHistogram,
     ) -> Result<u64, StorageError> {
+        let budget = pass.budget;
         let store = &self.inner.store;
         let Some(meta) = super::load(store, table)? else {
             return Ok(0);
@@ -55,6 +39,9 @@ impl Engine {
         let mut from = Bound::Included(prefix);
         let mut deleted = 0u64;
         loop {
+            if budget.is_some_and(|b| deleted as usize >= b) {
+                return Ok(deleted);
+            }
             let now = self.inner.clock.now_millis();
             // Find rows with something to remove, without the lock.
             let mut candidates = Vec::new();
@@ -62,7 +49,7 @@ impl Engine {
             for guard in store
                 .items
                 .range((from.clone(), Bound::Excluded(end.clone())))
-                .take(SWEEP_CHUNK)
+                .take(pass.batch)
             {
                 let (key, value) = guard.into_inner()?;
                 let mut row: StoredRow = decode_json(ITEMS, "Tablestore row", &value)?;
@@ -102,6 +89,9 @@ impl Engine {
                     let ttl = Some(UserIdentity::dynamodb_ttl());
                     self.stage_row(&mut batch, &mut seq, &current, pk, Some(&old), None, ttl)?;
                     deleted += 1;
+                    if let Some(expired_at) = row_expired_at(&old, &options) {
+                        lag.record(now.saturating_sub(expired_at));
+                    }
                 } else {
                     // Only invisible versions go: no change record (reads see
                     // the same row before and after).
@@ -122,4 +112,17 @@ impl Engine {
             state.next_sequence_number = seq;
         }
     }
+}
+
+/// When the last visible version of `row` expired (epoch ms): its newest
+/// version's timestamp plus `time_to_live`; `None` if nothing expires.
+fn row_expired_at(row: &StoredRow, options: &TablestoreOptions) -> Option<i64> {
+    let ttl = options.time_to_live_millis()?;
+    let newest = row
+        .columns
+        .values()
+        .filter_map(|versions| versions.first())
+        .map(|c| c.version_millis)
+        .max()?;
+    Some(newest.saturating_add(ttl))
 }
