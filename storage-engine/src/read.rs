@@ -127,7 +127,32 @@ impl Engine {
         };
         let store = &self.inner.store;
         let snapshot = store.db.snapshot();
-        let trimmed = crate::shards::meta::trimmed_through(&snapshot, &store.shards, meta.id)?;
+        let start = self.untrimmed_start(&snapshot, table, meta.id, from, start)?;
+        let lo = stream_key(meta.id, SequenceNumber(start));
+        let hi = stream_key(meta.id, SequenceNumber(u64::MAX));
+        let mut out = Vec::new();
+        for guard in snapshot.range(&store.stream, lo..=hi).take(limit) {
+            let value = guard.value()?;
+            out.push(decode_record(&value)?);
+        }
+        Ok(out)
+    }
+
+    /// Where a read of table `id`'s records from position `from` (the
+    /// first wanted sequence number `start`) begins once retention is taken
+    /// into account: past the trimmed-through mark for `TrimHorizon`, and
+    /// [`StreamError::TrimmedDataAccess`] for a position at or below it. The
+    /// one check for the stream readers of all three TTL models.
+    pub(crate) fn untrimmed_start(
+        &self,
+        snapshot: &fjall::Snapshot,
+        table: &str,
+        id: u32,
+        from: StreamPosition,
+        start: u64,
+    ) -> Result<u64, StreamError> {
+        let store = &self.inner.store;
+        let trimmed = crate::shards::meta::trimmed_through(snapshot, &store.shards, id)?;
         if let Some(t) = trimmed
             && from != StreamPosition::TrimHorizon
             && start <= t
@@ -141,15 +166,7 @@ impl Engine {
                 trimmed_through: SequenceNumber(t),
             });
         }
-        let start = start.max(trimmed.map_or(0, |t| t.saturating_add(1)));
-        let lo = stream_key(meta.id, SequenceNumber(start));
-        let hi = stream_key(meta.id, SequenceNumber(u64::MAX));
-        let mut out = Vec::new();
-        for guard in snapshot.range(&store.stream, lo..=hi).take(limit) {
-            let value = guard.value()?;
-            out.push(decode_record(&value)?);
-        }
-        Ok(out)
+        Ok(start.max(trimmed.map_or(0, |t| t.saturating_add(1))))
     }
 
     /// The sequence number of the newest record of `table`'s stream, or

@@ -204,3 +204,105 @@ fn the_sweeper_thread_trims() {
     }
     sweeper.stop();
 }
+
+/// Tablestore and Spanner change records follow the same retention, with
+/// the same trimmed-through mark: reads below it fail, and the numbers are
+/// not handed out again after a reopen.
+#[test]
+fn tablestore_and_spanner_records_are_trimmed_by_the_same_retention() {
+    use ttlstream_engine::spanner::{
+        SpannerRow, SpannerTableDefinition, SpannerType, SpannerValue, ValueCaptureType,
+    };
+    use ttlstream_engine::tablestore::{PutColumn, TablestoreTableDefinition};
+    use ttlstream_engine::{AttributeValue, ScalarAttributeType};
+    let dir = tempfile::tempdir().unwrap();
+    let clock = Arc::new(ManualClock::new(START_MILLIS));
+    let engine = open_with(dir.path(), &clock, 100_000);
+    engine
+        .create_tablestore_table(
+            TablestoreTableDefinition::new("Ts", "id", ScalarAttributeType::S)
+                .with_stream(StreamViewType::NewAndOldImages),
+        )
+        .unwrap();
+    engine
+        .create_spanner_table(
+            SpannerTableDefinition::new("Sp")
+                .column("Id", SpannerType::Int64)
+                .primary_key(["Id"])
+                .change_stream(ValueCaptureType::OldAndNewValues),
+        )
+        .unwrap();
+    let write = |i: i64| {
+        engine
+            .put_row(
+                "Ts",
+                item(&[("id", s(&format!("r{i}")))]),
+                vec![PutColumn::new("col", AttributeValue::N(i.to_string()))],
+            )
+            .unwrap();
+        engine
+            .insert_row(
+                "Sp",
+                SpannerRow::from([("Id".to_string(), SpannerValue::Int64(i))]),
+            )
+            .unwrap();
+    };
+    write(1);
+    write(2);
+    let old_ts = engine
+        .read_tablestore_stream("Ts", StreamPosition::TrimHorizon, 10)
+        .unwrap();
+    let old_sp = engine.read_spanner_change_stream("Sp", None, 10).unwrap();
+    assert_eq!((old_ts.len(), old_sp.len()), (2, 2));
+    // Half the retention: nothing goes.
+    clock.advance(HOUR / 2);
+    assert_eq!(engine.trim_streams().unwrap().records_trimmed, 0);
+    clock.advance(HOUR);
+    write(3);
+    assert_eq!(engine.trim_streams().unwrap().records_trimmed, 4);
+    let ts = engine
+        .read_tablestore_stream("Ts", StreamPosition::TrimHorizon, 10)
+        .unwrap();
+    assert_eq!(ts.len(), 1);
+    assert!(ts[0].sequence_number > old_ts[1].sequence_number);
+    assert!(matches!(
+        engine.read_tablestore_stream(
+            "Ts",
+            StreamPosition::AtSequenceNumber(old_ts[0].sequence_number),
+            10
+        ),
+        Err(StreamError::TrimmedDataAccess { .. })
+    ));
+    let sp = engine.read_spanner_change_stream("Sp", None, 10).unwrap();
+    assert_eq!(sp.len(), 1);
+    assert!(matches!(
+        engine.read_spanner_change_stream("Sp", Some(old_sp[0].sequence_number), 10),
+        Err(StreamError::TrimmedDataAccess { .. })
+    ));
+    // Continuing after the last record read before the trim still works.
+    let after = engine
+        .read_spanner_change_stream("Sp", Some(old_sp[1].sequence_number), 10)
+        .unwrap();
+    assert_eq!(after.len(), 1);
+    // Everything trimmed, then a reopen: numbering continues above the mark.
+    let newest = sp[0].sequence_number.max(ts[0].sequence_number);
+    clock.advance(HOUR * 2);
+    engine.trim_streams().unwrap();
+    assert!(
+        engine
+            .read_spanner_change_stream("Sp", None, 10)
+            .unwrap()
+            .is_empty()
+    );
+    engine.close().unwrap();
+    let engine = open_with(dir.path(), &clock, 100_000);
+    engine
+        .insert_row(
+            "Sp",
+            SpannerRow::from([("Id".to_string(), SpannerValue::Int64(9))]),
+        )
+        .unwrap();
+    let again = engine.read_spanner_change_stream("Sp", None, 10).unwrap();
+    assert_eq!(again.len(), 1);
+    assert!(again[0].sequence_number > newest);
+}

@@ -58,7 +58,10 @@
 //!
 //! Tablestore-model tables keep their records unsharded
 //! ([`Engine::read_tablestore_stream`]); Spanner-model tables have their own
-//! data change records ([`Engine::read_spanner_stream`](crate::Engine::read_spanner_stream)).
+//! data change records ([`Engine::read_spanner_change_stream`](crate::Engine::read_spanner_change_stream)).
+//! Both are trimmed by the same retention and mark (Tablestore Stream keeps
+//! incremental data at most 24 hours; Spanner change streams keep one day by
+//! default, "Change streams overview").
 
 mod admin;
 pub(crate) use admin::recover;

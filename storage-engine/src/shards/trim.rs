@@ -13,7 +13,7 @@ use super::meta::{
 };
 use crate::engine::Engine;
 use crate::error::{StorageError, StreamError};
-use crate::storage::{decode_record, decode_stream_key, stream_key};
+use crate::storage::{STREAM, decode_json, decode_record, decode_stream_key, stream_key};
 use crate::stream::SequenceNumber;
 use fjall::Readable;
 use std::collections::BTreeSet;
@@ -58,9 +58,26 @@ impl Engine {
         let snapshot = store.db.snapshot();
         let streams = load_streams(&snapshot, &store.shards)?;
         let table_ids: BTreeSet<u32> = streams.iter().map(|s| s.table_id).collect();
-        for &id in &table_ids {
+        // Tablestore and Spanner change records follow the same retention
+        // (Tablestore Stream keeps incremental data at most 24 hours;
+        // Spanner change streams keep one day by default).
+        let mut trimmed: Vec<(u32, RecordKind)> = table_ids
+            .iter()
+            .map(|&id| (id, RecordKind::ChangeRecord))
+            .collect();
+        for meta in crate::tablestore::load_all(store)? {
+            if meta.definition.stream_view_type.is_some() {
+                trimmed.push((meta.id, RecordKind::ChangeRecord));
+            }
+        }
+        for meta in crate::spanner::load_all(store)? {
+            if meta.definition.value_capture_type.is_some() {
+                trimmed.push((meta.id, RecordKind::SpannerDataChange));
+            }
+        }
+        for (id, kind) in trimmed {
             let left = max_records.saturating_sub(report.records_trimmed as usize);
-            report.records_trimmed += self.trim_records(id, horizon, left)?;
+            report.records_trimmed += self.trim_records(id, kind, horizon, left)?;
         }
         let snapshot = store.db.snapshot();
         let mut batch = store.db.batch();
@@ -108,7 +125,13 @@ impl Engine {
 
     /// Removes up to `max` records of table `id` older than `horizon`
     /// (epoch ms), oldest first, in batches with the trimmed-through mark.
-    fn trim_records(&self, id: u32, horizon: i64, max: usize) -> Result<u64, StorageError> {
+    fn trim_records(
+        &self,
+        id: u32,
+        kind: RecordKind,
+        horizon: i64,
+        max: usize,
+    ) -> Result<u64, StorageError> {
         let store = &self.inner.store;
         let mut removed = 0u64;
         let mut mark = trimmed_through(&store.db.snapshot(), &store.shards, id)?;
@@ -127,10 +150,7 @@ impl Engine {
                 stream_key(id, SequenceNumber(from))..=stream_key(id, SequenceNumber(u64::MAX));
             for guard in store.stream.range(range).take(room) {
                 let (key, value) = guard.into_inner()?;
-                let millis = match crate::codec::record_time_millis(&value) {
-                    Some(m) => m,
-                    None => decode_record(&value)?.approximate_creation_date_time_millis,
-                };
+                let millis = kind.time_millis(&value)?;
                 if millis >= horizon {
                     young = true;
                     break;
@@ -150,6 +170,42 @@ impl Engine {
             removed += n;
             if young {
                 return Ok(removed);
+            }
+        }
+    }
+}
+
+/// How a table's stored change records carry their time.
+#[derive(Clone, Copy)]
+enum RecordKind {
+    /// DynamoDB-model and Tablestore [`ChangeRecord`](crate::ChangeRecord)s:
+    /// ApproximateCreationDateTime.
+    ChangeRecord,
+    /// Spanner data change records (JSON): `commit_timestamp`.
+    SpannerDataChange,
+}
+
+impl RecordKind {
+    /// The record's time (epoch ms).
+    fn time_millis(self, value: &[u8]) -> Result<i64, StorageError> {
+        match self {
+            RecordKind::ChangeRecord => match crate::codec::record_time_millis(value) {
+                Some(m) => Ok(m),
+                None => Ok(decode_record(value)?.approximate_creation_date_time_millis),
+            },
+            RecordKind::SpannerDataChange => {
+                let record: crate::spanner::DataChangeRecord =
+                    decode_json(STREAM, "data change record", value)?;
+                crate::spanner::parse_rfc3339_millis(&record.commit_timestamp).ok_or_else(|| {
+                    StorageError::Corrupt {
+                        keyspace: STREAM,
+                        what: "data change record",
+                        message: format!(
+                            "commit_timestamp {:?} is not RFC 3339 with milliseconds",
+                            record.commit_timestamp
+                        ),
+                    }
+                })
             }
         }
     }

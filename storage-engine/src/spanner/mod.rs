@@ -34,6 +34,7 @@ pub use record::{
     TypeCode, ValueCaptureType,
 };
 pub use schema::{SpannerColumn, SpannerIndex, SpannerRow, SpannerTableDefinition};
+pub(crate) use value::parse_rfc3339_millis;
 pub use value::{SpannerType, SpannerValue, rfc3339_millis};
 
 use crate::error::StorageError;

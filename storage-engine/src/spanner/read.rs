@@ -8,7 +8,8 @@ use super::value::SpannerValue;
 use crate::engine::Engine;
 use crate::error::{ReadError, StreamError, TableError};
 use crate::storage::{ITEMS, STREAM, decode_json, decode_stream_key, stream_key};
-use crate::stream::SequenceNumber;
+use crate::stream::{SequenceNumber, StreamPosition};
+use fjall::Readable;
 
 fn read_err(e: TableError) -> ReadError {
     match e {
@@ -125,7 +126,11 @@ impl Engine {
     /// # Errors
     ///
     /// [`StreamError::TableNotFound`]; [`StreamError::StreamNotEnabled`] if the
-    /// table has no `value_capture_type`; [`StreamError::Storage`].
+    /// table has no `value_capture_type`; [`StreamError::TrimmedDataAccess`]
+    /// when entries after `after` were removed by retention (kept as long as
+    /// DynamoDB-model records, [`StreamOptions::retention`](crate::StreamOptions::retention);
+    /// Spanner's own change streams keep one day by default, "Change streams
+    /// overview", data retention); [`StreamError::Storage`].
     pub fn read_spanner_change_stream(
         &self,
         table: &str,
@@ -150,10 +155,17 @@ impl Engine {
                 None => return Ok(Vec::new()),
             },
         };
+        let from = match after {
+            None => StreamPosition::TrimHorizon,
+            Some(s) => StreamPosition::AfterSequenceNumber(s),
+        };
+        let store = &self.inner.store;
+        let snapshot = store.db.snapshot();
+        let start = self.untrimmed_start(&snapshot, table, meta.id, from, start)?;
         let lo = stream_key(meta.id, SequenceNumber(start));
         let hi = stream_key(meta.id, SequenceNumber(u64::MAX));
         let mut out = Vec::new();
-        for guard in self.inner.store.stream.range(lo..=hi).take(limit) {
+        for guard in snapshot.range(&store.stream, lo..=hi).take(limit) {
             let (k, v) = guard.into_inner()?;
             out.push(SpannerStreamEntry {
                 sequence_number: decode_stream_key(&k)?,

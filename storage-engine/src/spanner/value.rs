@@ -168,9 +168,61 @@ pub fn rfc3339_millis(ms: i64) -> String {
     )
 }
 
+/// The inverse of [`rfc3339_millis`]: epoch milliseconds of a timestamp in
+/// exactly that shape (`[-]YYYY-MM-DDTHH:MM:SS.mmmZ`); `None` otherwise.
+pub(crate) fn parse_rfc3339_millis(text: &str) -> Option<i64> {
+    let (date, time) = text.strip_suffix('Z')?.split_once('T')?;
+    let (neg, date) = match date.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, date),
+    };
+    let mut d = date.rsplitn(3, '-');
+    let day: i128 = d.next()?.parse().ok()?;
+    let month: i128 = d.next()?.parse().ok()?;
+    let year: i128 = d.next()?.parse::<i128>().ok()? * if neg { -1 } else { 1 };
+    let (hms, millis) = time.split_once('.')?;
+    let mut t = hms.split(':');
+    let (h, m, sec): (i128, i128, i128) = (
+        t.next()?.parse().ok()?,
+        t.next()?.parse().ok()?,
+        t.next()?.parse().ok()?,
+    );
+    let ms: i128 = millis.parse().ok()?;
+    if t.next().is_some() || !(1..=12).contains(&month) || !(1..=31).contains(&day) {
+        return None;
+    }
+    // Howard Hinnant's days_from_civil.
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y.rem_euclid(400);
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    let total = days * 86_400_000 + h * 3_600_000 + m * 60_000 + sec * 1_000 + ms;
+    i64::try_from(total).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rfc3339_parses_back() {
+        for ms in [
+            0,
+            -1,
+            1_700_000_000_123,
+            951_782_400_000,
+            -62_135_596_800_001,
+            253_402_300_799_999,
+        ] {
+            assert_eq!(parse_rfc3339_millis(&rfc3339_millis(ms)), Some(ms), "{ms}");
+        }
+        assert_eq!(parse_rfc3339_millis("2023-11-14T22:13:20Z"), None);
+        assert_eq!(parse_rfc3339_millis("2023-13-14T22:13:20.000Z"), None);
+        assert_eq!(parse_rfc3339_millis("not a time"), None);
+    }
 
     #[test]
     fn rfc3339_and_base64() {

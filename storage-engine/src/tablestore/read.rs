@@ -7,6 +7,7 @@ use crate::engine::Engine;
 use crate::error::{ReadError, StreamError};
 use crate::storage::{ITEMS, decode_json, decode_record, stream_key};
 use crate::stream::{ChangeRecord, SequenceNumber, StreamPosition};
+use fjall::Readable;
 use serde_dynamo::Item;
 
 impl Engine {
@@ -65,6 +66,9 @@ impl Engine {
     /// # Errors
     ///
     /// [`StreamError::TableNotFound`]; [`StreamError::StreamNotEnabled`];
+    /// [`StreamError::TrimmedDataAccess`] for a position the retention has
+    /// removed (records are kept as long as DynamoDB-model records,
+    /// [`StreamOptions::retention`](crate::StreamOptions::retention));
     /// [`StreamError::Storage`].
     pub fn read_tablestore_stream(
         &self,
@@ -89,10 +93,13 @@ impl Engine {
                 None => return Ok(Vec::new()),
             },
         };
+        let store = &self.inner.store;
+        let snapshot = store.db.snapshot();
+        let start = self.untrimmed_start(&snapshot, table, meta.id, from, start)?;
         let lo = stream_key(meta.id, SequenceNumber(start));
         let hi = stream_key(meta.id, SequenceNumber(u64::MAX));
         let mut out = Vec::new();
-        for guard in self.inner.store.stream.range(lo..=hi).take(limit) {
+        for guard in snapshot.range(&store.stream, lo..=hi).take(limit) {
             out.push(decode_record(&guard.value()?)?);
         }
         Ok(out)
