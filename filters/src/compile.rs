@@ -42,6 +42,8 @@ pub(crate) struct TrieNode {
     /// ranges, when every test a number can satisfy is a `numeric` or an
     /// in-range exact number; `None` otherwise.
     number_ranges: Option<Vec<(i64, i64)>>,
+    /// `number_ranges` as floats, each widened by [`number::ROUGH_KEY_MARGIN`].
+    rough_ranges: Vec<(f64, f64)>,
 }
 
 impl TrieNode {
@@ -56,17 +58,24 @@ impl TrieNode {
 }
 
 impl TrieNode {
+    /// Whether the numbers the tests here accept are known as key ranges.
+    #[inline]
+    pub(crate) fn has_number_ranges(&self) -> bool {
+        self.number_ranges.is_some()
+    }
+
+    /// Whether no test here accepts a number whose key lies about (within
+    /// [`number::ROUGH_KEY_MARGIN`]) between `low` and `high`.
+    #[inline]
+    pub(crate) fn rejects_numbers_between(&self, low: f64, high: f64) -> bool {
+        self.number_ranges.is_some() && self.rough_ranges.iter().all(|&(l, h)| high < l || low > h)
+    }
+
     /// Whether no test here accepts a number whose key is about `rough_key`
     /// ([`number::ROUGH_KEY_MARGIN`]): then it need not be keyed exactly.
     #[inline]
     pub(crate) fn rejects_number(&self, rough_key: f64) -> bool {
-        const MARGIN: f64 = number::ROUGH_KEY_MARGIN;
-        #[allow(clippy::cast_precision_loss)]
-        self.number_ranges.as_ref().is_some_and(|ranges| {
-            ranges.iter().all(|&(low, high)| {
-                rough_key < low as f64 - MARGIN || rough_key > high as f64 + MARGIN
-            })
-        })
+        self.rejects_numbers_between(rough_key, rough_key)
     }
 }
 
@@ -155,6 +164,14 @@ impl PathTrie {
     pub(crate) fn finish(&mut self) {
         for node in &mut self.nodes {
             node.number_ranges = number_ranges(&node.tests);
+            const MARGIN: f64 = number::ROUGH_KEY_MARGIN;
+            #[allow(clippy::cast_precision_loss)]
+            let rough = node
+                .number_ranges
+                .iter()
+                .flatten()
+                .map(|&(low, high)| (low as f64 - MARGIN, high as f64 + MARGIN));
+            node.rough_ranges = rough.collect();
         }
         self.names.finish();
     }

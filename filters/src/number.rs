@@ -212,8 +212,7 @@ impl Decimal {
     /// key for numbers within `-5e9..=5e9` (and beyond it, outside the key range).
     #[inline]
     pub(crate) fn rough_key(self) -> f64 {
-        #[allow(clippy::cast_precision_loss)]
-        let m = self.mantissa as f64;
+        let m = to_f64(self.mantissa);
         let scale = usize::try_from(self.exponent.unsigned_abs()).unwrap_or(usize::MAX);
         let magnitude = if self.exponent < 0 {
             m * NEG_POW10.get(scale).copied().unwrap_or(0.0)
@@ -262,6 +261,67 @@ pub(crate) fn lex_decimal(bytes: &[u8]) -> Option<(usize, Decimal)> {
             exponent,
         },
     ))
+}
+
+/// `n` rounded to `f64`; one instruction below `2^63` (`u64` takes several).
+#[inline]
+#[allow(clippy::cast_precision_loss, clippy::cast_possible_wrap)]
+fn to_f64(n: u64) -> f64 {
+    if n >> 63 == 0 {
+        n as i64 as f64
+    } else {
+        n as f64
+    }
+}
+
+/// A number at the start of `bytes` in the form [`lex_decimal`] reads, with
+/// its value bounded from its integer digits and up to eight fraction digits
+/// (the rest are passed over, not converted): its length and the bounds'
+/// keys computed as [`Decimal::rough_key`] does (so within
+/// [`ROUGH_KEY_MARGIN`] of the key of any value between them). `None` as for
+/// [`lex_decimal`].
+#[inline]
+pub(crate) fn lex_rough(bytes: &[u8]) -> Option<(usize, f64, f64)> {
+    let negative = bytes.first() == Some(&b'-');
+    let mut at = usize::from(negative);
+    let (int, int_digits) = digits_at(bytes, at)?;
+    if int_digits == 0 || (int_digits > 1 && bytes.get(at) == Some(&b'0')) {
+        return None;
+    }
+    at += int_digits;
+    let (mut low, mut high) = (to_f64(int), to_f64(int));
+    if bytes.get(at) == Some(&b'.') {
+        at += 1;
+        let word = crate::lex::word_at(bytes, at)?;
+        let run = crate::lex::digit_run(word);
+        if run == 0 {
+            return None;
+        }
+        let shift = 8 * (8 - run) as u32;
+        let padded = word.checked_shl(shift).unwrap_or(0)
+            | crate::lex::splat(b'0')
+                .checked_shr(8 * run as u32)
+                .unwrap_or(0);
+        let fraction = to_f64(eight_digits(padded)) * NEG_POW10[run];
+        low += fraction;
+        high = low + NEG_POW10[run];
+        at += run;
+        if run == 8 {
+            // Pass over the remaining digits.
+            loop {
+                let more = crate::lex::digit_run(crate::lex::word_at(bytes, at)?);
+                at += more;
+                if more < 8 {
+                    break;
+                }
+            }
+        }
+    }
+    if matches!(bytes.get(at), Some(b'e' | b'E')) {
+        return None;
+    }
+    let (low, high) = if negative { (-high, -low) } else { (low, high) };
+    Some((at, 1e6 * (LIMIT + low), 1e6 * (LIMIT + high)))
 }
 
 /// [`lex_decimal`] and its certain key: as [`crate::lex::Lexer::number`]
@@ -396,6 +456,17 @@ mod tests {
                 assert_eq!((start, end), (0, len), "{bytes}");
                 let full = bytes[..len].parse::<f64>().ok().and_then(key);
                 assert_eq!(got, full, "{bytes}");
+                let (rough_len, low, high) = lex_rough(bytes.as_bytes()).unwrap();
+                assert_eq!(rough_len, len, "{bytes}");
+                if let Some(k) = got {
+                    #[allow(clippy::cast_precision_loss)]
+                    let k = k as f64;
+                    let margin = ROUGH_KEY_MARGIN / 4.0;
+                    assert!(
+                        low - margin <= k && k <= high + margin,
+                        "{bytes}: {low} {k} {high}"
+                    );
+                }
                 if let (Some(k), Some((_, decimal))) = (got, lex_decimal(bytes.as_bytes())) {
                     #[allow(clippy::cast_precision_loss)]
                     let off = (decimal.rough_key() - k as f64).abs();

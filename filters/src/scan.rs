@@ -169,6 +169,16 @@ impl<'a> Walk<'_, 'a> {
                 let here = self.trie.node(node);
                 if let Some(path) = here.path {
                     let rest = self.lex.bytes.get(self.lex.pos..).unwrap_or_default();
+                    // Most numbers at a `numeric` path are far from every
+                    // range: their leading digits tell.
+                    if here.has_number_ranges()
+                        && let Some((len, low, high)) = crate::number::lex_rough(rest)
+                        && here.rejects_numbers_between(low, high)
+                    {
+                        self.lex.pos += len;
+                        self.leaves.mark(path);
+                        return Ok(());
+                    }
                     if let Some((len, decimal)) = crate::number::lex_decimal(rest) {
                         if here.rejects_number(decimal.rough_key()) {
                             self.lex.pos += len;
