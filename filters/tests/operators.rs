@@ -5,6 +5,7 @@ mod common;
 
 use common::check;
 use serde_json::json;
+use ttlstream_filters::{Dialect, Matcher, Pattern};
 
 #[test]
 fn prefix_and_suffix_match_strings_only() {
@@ -314,4 +315,65 @@ fn same_field_in_pattern_and_or_branch_must_hold_both() {
         &[json!({"a": "xy"}), json!({"a": "xz", "b": "1"})],
         &[json!({"a": "zz", "b": "1"}), json!({"a": "xz"})],
     );
+}
+
+#[test]
+fn numbers_near_numeric_bounds_agree_between_bytes_and_values() {
+    // The byte scanner judges most numbers by their leading digits and keys
+    // the rest in one pass; `matches_value` keys the parsed `f64`.
+    let pattern =
+        r#"{"c": [{"numeric": [">=", -122.5, "<", -122.496]}, {"numeric": ["=", 37.5]}]}"#;
+    let m = Matcher::new([(
+        (),
+        Pattern::parse_with(pattern, Dialect::EventBridge).unwrap(),
+    )]);
+    let mut texts: Vec<String> = [
+        "-122.5",
+        "-122.500000",
+        "-122.500000267552821",
+        "-122.500001",
+        "-122.5000009999999999",
+        "-122.496",
+        "-122.496000736745813",
+        "-122.495999999",
+        "-122.4959999999999999",
+        "-122",
+        "-123",
+        "37.5",
+        "37.5000001",
+        "37.499999",
+        "-122.49800000000000000000001",
+        "-1.22498e2",
+        "0",
+        "-0.0",
+        "12345678901234567890",
+    ]
+    .iter()
+    .map(|s| (*s).to_owned())
+    .collect();
+    for i in 0..3000u64 {
+        let digits = i.wrapping_mul(0x9E37_79B9_7F4A_7C15) % 10_000_000_000_000_000;
+        texts.push(format!("-122.49{digits:016}"));
+        texts.push(format!("-122.50{:04}", i));
+        texts.push(format!("-122.4959{:012}", i * 7919));
+    }
+    for text in &texts {
+        let event = format!(r#"{{"c": [[{text}, 37.1, 0.0]], "d": 1}}"#);
+        let value: serde_json::Value = serde_json::from_str(&event).unwrap();
+        let by_value = !m.matches_value(&value).is_empty();
+        let by_bytes = !m.matches(event.as_bytes()).unwrap().is_empty();
+        let strictly = !m.matches_strict(event.as_bytes()).unwrap().is_empty();
+        assert_eq!(by_bytes, by_value, "{text}");
+        assert_eq!(strictly, by_value, "{text}");
+    }
+    // The documented key rounding: just below the bound has the bound's key.
+    let hit = |text: &str| {
+        !m.matches(format!(r#"{{"c": [{text}]}}"#).as_bytes())
+            .unwrap()
+            .is_empty()
+    };
+    assert!(hit("-122.500000267552821"));
+    assert!(!hit("-122.496000736745813"));
+    assert!(!hit("-122.500001"));
+    assert!(hit("-122.4960009"));
 }
