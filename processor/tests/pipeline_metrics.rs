@@ -119,6 +119,12 @@ period_secs = 60
         for line in text.lines() {
             let record: serde_json::Value = serde_json::from_str(line).expect("JSON");
             assert_eq!(record["eventSourceARN"], stream_arn.as_str());
+            // awsRegion is the region the ARN names (the engine's `ddblocal`).
+            assert_eq!(
+                record["awsRegion"],
+                stream_arn.split(':').nth(3).expect("ARN region")
+            );
+            assert_eq!(record["awsRegion"], ttlstream_engine::STREAM_ARN_REGION);
         }
     }
     assert_eq!(

@@ -284,7 +284,7 @@ fn demo_config(options: &DemoOptions, data_dir: &Path, filter: &Path, alarm: &Pa
             data_dir: data_dir.to_path_buf(),
             table: TABLE.to_string(),
             starting_position: StartingPosition::TrimHorizon,
-            region: "local".to_string(),
+            region: ttlstream_engine::STREAM_ARN_REGION.to_string(),
             sweep_interval_millis: 0,
         })),
         checkpoint: Some(CheckpointConfig {

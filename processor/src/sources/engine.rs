@@ -24,7 +24,9 @@ pub struct EngineSourceConfig {
     /// Where to start when there is no checkpoint. Default `TRIM_HORIZON`.
     #[serde(default)]
     pub starting_position: StartingPosition,
-    /// `awsRegion` written into records. Default `local`.
+    /// `awsRegion` written into records. Default `ddblocal`
+    /// ([`ttlstream_engine::STREAM_ARN_REGION`], the region in the engine's
+    /// stream ARNs, as DynamoDB Local names it).
     #[serde(default = "default_region")]
     pub region: String,
     /// Milliseconds between TTL sweeps of the engine this sidecar opens; 0 turns
@@ -34,7 +36,7 @@ pub struct EngineSourceConfig {
 }
 
 fn default_region() -> String {
-    "local".to_string()
+    ttlstream_engine::STREAM_ARN_REGION.to_string()
 }
 
 fn default_sweep_interval_millis() -> u64 {
