@@ -51,7 +51,7 @@ async fn clock_advance_then_sweep_deletes_the_expired_item() {
 
     assert_eq!(
         post(&h.url, "/_ttlstream/sweep", "").await,
-        (200, json!({"Deleted": 0}))
+        (200, json!({"Deleted": 0, "RecordsTrimmed": 0}))
     );
     let (status, body) = post(&h.url, "/_ttlstream/clock", r#"{"AdvanceMillis":61000}"#).await;
     assert_eq!(
@@ -61,7 +61,7 @@ async fn clock_advance_then_sweep_deletes_the_expired_item() {
     assert_eq!(h.engine.clock().now_millis(), START_MILLIS + 61_000);
     assert_eq!(
         post(&h.url, "/_ttlstream/sweep", "").await,
-        (200, json!({"Deleted": 1}))
+        (200, json!({"Deleted": 1, "RecordsTrimmed": 0}))
     );
     let got = h
         .client

@@ -1,9 +1,12 @@
 //! aws-sdk-dynamodb against a local DynamoDB-compatible server (moto_server,
 //! `ttlstream serve`): an SDK config pointed at it, the table the stream
-//! tests use, and a `dynamodb_streams` pipeline into a file sink.
+//! tests use, and a `dynamodb_streams` pipeline into a file sink. For
+//! `ttlstream serve`: the process with a manual clock ([`serve`]) and its
+//! admin paths ([`admin`]).
 
 use std::path::Path;
 
+use crate::server::ServerProcess;
 use aws_config::{BehaviorVersion, Region, SdkConfig};
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::config::{Credentials, SharedCredentialsProvider};
@@ -13,7 +16,6 @@ use aws_sdk_dynamodb::types::{
 };
 use serde_json::Value;
 use ttlstream::config::SourceConfig;
-use ttlstream::sources::StartingPosition;
 use ttlstream::sources::dynamodb_streams::DynamodbStreamsSource;
 use ttlstream::{Config, Pipeline};
 
@@ -136,8 +138,7 @@ pub async fn pipeline(config: &Config, sdk: &SdkConfig) -> Pipeline {
     let source = DynamodbStreamsSource::with_sdk_config(streams, sdk)
         .await
         .expect("open the stream");
-    Pipeline::with_source(config, Box::new(source), StartingPosition::TrimHorizon)
-        .expect("pipeline")
+    Pipeline::with_source(config, Box::new(source), streams.starting_position).expect("pipeline")
 }
 
 /// Steps until a step reads nothing; returns the records read.
@@ -159,4 +160,82 @@ pub async fn drain(pipeline: &mut Pipeline) -> usize {
 /// The records [`config`]'s file sink archived for `table`.
 pub fn archived(dir: &Path, table: &str) -> Vec<Value> {
     crate::read_archive(&dir.join("archive").join(table))
+}
+
+/// `ttlstream serve` (the `ttlstream-e2e` binary at `program`) on a free
+/// 127.0.0.1 port with its data in `data`, a manual clock, background sweeps
+/// an hour apart (tests sweep through [`admin`]), no TTL transition, and
+/// `extra` flags (e.g. `--shard-max-records 3`).
+///
+/// # Panics
+/// When the path is not UTF-8 or the server does not start.
+pub fn serve(program: &Path, data: &Path, extra: &[&str]) -> ServerProcess {
+    let mut args = vec![
+        "serve",
+        "--listen",
+        "127.0.0.1:{port}",
+        "--data-dir",
+        data.to_str().expect("UTF-8 path"),
+        "--clock",
+        "manual",
+        "--sweep-interval",
+        "1h",
+        "--ttl-transition",
+        "0s",
+    ];
+    args.extend_from_slice(extra);
+    ServerProcess::start(program, &args)
+}
+
+/// `POST <endpoint><path>` with a JSON body to `ttlstream serve`'s admin
+/// paths (`/_ttlstream/clock`, `/_ttlstream/sweep`); the JSON answer.
+///
+/// # Panics
+/// When the request fails or the answer is not a 2xx with JSON.
+pub async fn admin(endpoint: &str, path: &str, body: &str) -> Value {
+    let response = reqwest::Client::new()
+        .post(format!("{endpoint}{path}"))
+        .header("content-type", "application/json")
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("POST {path}: {e}"));
+    assert!(
+        response.status().is_success(),
+        "POST {path}: {}",
+        response.status()
+    );
+    response.json().await.expect("JSON answer")
+}
+
+/// Moves `ttlstream serve`'s manual clock forward by `millis`; the new
+/// engine time in epoch milliseconds.
+///
+/// # Panics
+/// As [`admin`].
+pub async fn advance_clock(endpoint: &str, millis: i64) -> i64 {
+    admin(
+        endpoint,
+        "/_ttlstream/clock",
+        &format!(r#"{{"AdvanceMillis":{millis}}}"#),
+    )
+    .await["EpochMillis"]
+        .as_i64()
+        .expect("EpochMillis")
+}
+
+/// The `UserName` keys of archived records, in archive order.
+///
+/// # Panics
+/// When a record has no string `UserName` key.
+pub fn user_names(records: &[Value]) -> Vec<String> {
+    records
+        .iter()
+        .map(|r| {
+            r["dynamodb"]["Keys"]["UserName"]["S"]
+                .as_str()
+                .unwrap_or_else(|| panic!("no UserName key in {r}"))
+                .to_string()
+        })
+        .collect()
 }

@@ -9,48 +9,18 @@ use std::path::Path;
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::TimeToLiveSpecification;
-use serde_json::{Value, json};
+use serde_json::json;
 use ttlstream_tests::dynamodb::{
-    archived, config, create_table, delete, drain, pipeline, put, sdk_config,
+    admin, archived, config, create_table, delete, drain, pipeline, put, sdk_config, serve,
 };
-use ttlstream_tests::server::ServerProcess;
-
-/// `POST <endpoint><path>` with a JSON body; the JSON answer.
-async fn admin(endpoint: &str, path: &str, body: &str) -> Value {
-    let response = reqwest::Client::new()
-        .post(format!("{endpoint}{path}"))
-        .header("content-type", "application/json")
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap_or_else(|e| panic!("POST {path}: {e}"));
-    assert!(
-        response.status().is_success(),
-        "POST {path}: {}",
-        response.status()
-    );
-    response.json().await.expect("JSON answer")
-}
 
 #[tokio::test]
 async fn a_ttl_deletion_on_ttlstream_serve_reaches_the_archive_with_its_user_identity() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let data = dir.path().join("data");
-    let server = ServerProcess::start(
+    let server = serve(
         Path::new(env!("CARGO_BIN_EXE_ttlstream-e2e")),
-        &[
-            "serve",
-            "--listen",
-            "127.0.0.1:{port}",
-            "--data-dir",
-            data.to_str().expect("UTF-8 path"),
-            "--clock",
-            "manual",
-            "--sweep-interval",
-            "1h",
-            "--ttl-transition",
-            "0s",
-        ],
+        &dir.path().join("data"),
+        &[],
     );
     let endpoint = server.endpoint();
     let sdk = sdk_config(&endpoint);
@@ -89,7 +59,7 @@ async fn a_ttl_deletion_on_ttlstream_serve_reaches_the_archive_with_its_user_ide
     )
     .await;
     let swept = admin(&endpoint, "/_ttlstream/sweep", "{}").await;
-    assert_eq!(swept, json!({"Deleted": 1}));
+    assert_eq!(swept, json!({"Deleted": 1, "RecordsTrimmed": 0}));
 
     let described = client
         .describe_table()

@@ -9,7 +9,9 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 use ttlstream_engine::server::{Credentials, MAX_REQUEST_BODY_BYTES, Server, ServerOptions};
-use ttlstream_engine::{Clock, Engine, EngineOptions, ManualClock, SweeperOptions, SystemClock};
+use ttlstream_engine::{
+    Clock, Engine, EngineOptions, ManualClock, StreamOptions, SweeperOptions, SystemClock,
+};
 
 /// Flags of `ttlstream serve`.
 #[derive(Debug, Args)]
@@ -42,6 +44,22 @@ pub struct ServeArgs {
     /// for none.
     #[arg(long, default_value = "5s", value_parser = humantime::parse_duration)]
     pub ttl_transition: Duration,
+    /// Stream records per shard: a shard holding this many records is
+    /// closed at the next record, which opens its child shard (a count;
+    /// 0 is taken as 1). Default 100000.
+    #[arg(long, default_value_t = StreamOptions::default().max_records_per_shard)]
+    pub shard_max_records: u64,
+    /// Shard age (engine clock) after which a shard holding a record is
+    /// closed at the next record, e.g. `10m`, `4h`. Default `4h` (DynamoDB's
+    /// shards roll over about every four hours).
+    #[arg(long, default_value = "4h", value_parser = humantime::parse_duration)]
+    pub shard_max_age: Duration,
+    /// How long stream records are kept (engine clock, from each record's
+    /// ApproximateCreationDateTime) before retention trims them; reading
+    /// trimmed positions is a `TrimmedDataAccessException`. e.g. `1m`,
+    /// `24h`. Default `24h` (DynamoDB's).
+    #[arg(long, default_value = "24h", value_parser = humantime::parse_duration)]
+    pub stream_retention: Duration,
 }
 
 /// The engine clock of `ttlstream serve`.
@@ -96,7 +114,11 @@ pub fn run(args: ServeArgs) -> ExitCode {
         &args.data_dir,
         EngineOptions {
             clock,
-            ..Default::default()
+            stream: StreamOptions {
+                retention: args.stream_retention,
+                max_records_per_shard: args.shard_max_records,
+                max_shard_age: args.shard_max_age,
+            },
         },
     ) {
         Ok(engine) => engine,

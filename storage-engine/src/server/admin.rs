@@ -1,7 +1,9 @@
 //! Time control for tests, outside the AWS API, under `/_ttlstream/`:
 //!
 //! * `POST /_ttlstream/sweep`: one TTL sweep pass now, on the engine's
-//!   clock; answers `{"Deleted": n}` once the pass has committed.
+//!   clock, followed by a stream retention pass as the background sweeper
+//!   does ([`Engine::trim_streams`](crate::Engine::trim_streams)); answers
+//!   `{"Deleted": n, "RecordsTrimmed": m}` once both have committed.
 //! * `POST /_ttlstream/clock` with `{"AdvanceMillis": n}` (n ≥ 0) or
 //!   `{"EpochMillis": t}`: moves the manual clock (only when the server was
 //!   given one, [`ServerOptions::manual_clock`](super::ServerOptions::manual_clock);
@@ -77,10 +79,18 @@ pub(super) async fn sweep(
         return e.into_response();
     }
     let engine = state.engine.clone();
-    let result = tokio::task::spawn_blocking(move || engine.sweep_now()).await;
+    let result = tokio::task::spawn_blocking(move || {
+        let swept = engine.sweep_now().map_err(|e| e.to_string())?;
+        let trimmed = engine.trim_streams().map_err(|e| e.to_string())?;
+        Ok::<_, String>((swept, trimmed))
+    })
+    .await;
     answer(match result {
-        Ok(Ok(report)) => Ok(json!({ "Deleted": report.deleted })),
-        Ok(Err(e)) => Err(ApiError::new(ErrorKind::InternalServerError, e.to_string())),
+        Ok(Ok((swept, trimmed))) => Ok(json!({
+            "Deleted": swept.deleted,
+            "RecordsTrimmed": trimmed.records_trimmed,
+        })),
+        Ok(Err(e)) => Err(ApiError::new(ErrorKind::InternalServerError, e)),
         Err(e) => Err(ApiError::new(
             ErrorKind::InternalServerError,
             format!("sweep failed: {e}"),
