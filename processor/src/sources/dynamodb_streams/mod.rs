@@ -191,6 +191,18 @@ impl DynamodbStreamsSource {
         Ok(())
     }
 
+    /// A closed shard's EndingSequenceNumber from a fresh DescribeStream
+    /// (empty when the stream does not give one).
+    async fn ending_sequence_number(&mut self, shard_id: &str) -> Result<String, SourceError> {
+        self.refresh_shards().await?;
+        Ok(self
+            .shards
+            .iter()
+            .find(|s| s.shard_id == shard_id)
+            .and_then(|s| s.ending_sequence_number.clone())
+            .unwrap_or_default())
+    }
+
     fn refresh_due(&self) -> bool {
         self.refresh_now
             || self.refreshed_at.is_none_or(|at| {
@@ -489,12 +501,18 @@ impl DynamodbStreamsSource {
                 .map(|r| r.sequence_number.clone())
                 .or_else(|| committed.clone())
                 .unwrap_or_default();
-            let end = records
+            let mut end = records
                 .last()
                 .map(|r| r.sequence_number.clone())
                 .or(committed)
                 .or_else(|| shard.ending_sequence_number.clone())
                 .unwrap_or_default();
+            if finished && end.is_empty() {
+                // Read at LATEST and closed since the last DescribeStream: the
+                // shard's end marks it as read, so that its children start at
+                // TRIM_HORIZON instead of skipping records written after the start.
+                end = self.ending_sequence_number(&shard.shard_id).await?;
+            }
             match next {
                 Some(iterator) => {
                     self.iterators.insert(
