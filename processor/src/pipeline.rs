@@ -64,7 +64,15 @@ pub struct Pipeline {
     max_records: usize,
     poll_interval: Duration,
     stats: PipelineStats,
+    /// When the sweeper-lag gauge was last read from the source.
+    lag_sampled: Option<std::time::Instant>,
 }
+
+/// How often a step that read a full batch (catching up) refreshes the
+/// sweeper-lag gauge; a step that caught up always does. The engine finds the
+/// oldest expired item by scanning past the deletions not yet compacted away,
+/// so reading it on every full batch cost more than the batch itself.
+const LAG_SAMPLE_INTERVAL: Duration = Duration::from_secs(1);
 
 impl Pipeline {
     /// Builds the pipeline a config describes, opening its source (for an
@@ -170,6 +178,7 @@ impl Pipeline {
             max_records: config.batch.max_records,
             poll_interval: Duration::from_millis(config.batch.poll_interval_millis),
             stats: PipelineStats::default(),
+            lag_sampled: None,
         })
     }
 
@@ -256,12 +265,9 @@ impl Pipeline {
     /// A source, sink or checkpoint error. The checkpoint is then not advanced:
     /// the next step (or the next process) reads the batch again.
     pub async fn step(&mut self) -> Result<StepReport, PipelineError> {
-        for (table, lag) in self.source.sweeper_lag_millis() {
-            ::metrics::gauge!(names::SWEEPER_LAG_MILLISECONDS, names::TABLE_NAME => table)
-                .set(lag as f64);
-        }
         let (records, progress) = self.read_batch().await?;
         let read = records.len();
+        self.sample_sweeper_lag(read < self.max_records);
         if read == 0 && self.batcher.range().is_none() {
             // Periods start at the first record's time, or now if the stream is quiet.
             self.counter.start_at(self.clock.now_millis());
@@ -330,6 +336,24 @@ impl Pipeline {
         report.records = read;
         self.notify(&report).await;
         Ok(report)
+    }
+
+    /// Sets the sweeper-lag gauge from the source when the step caught up
+    /// (`caught_up`) or [`LAG_SAMPLE_INTERVAL`] has passed since the last read.
+    fn sample_sweeper_lag(&mut self, caught_up: bool) {
+        let now = std::time::Instant::now();
+        if !caught_up
+            && self
+                .lag_sampled
+                .is_some_and(|at| now.duration_since(at) < LAG_SAMPLE_INTERVAL)
+        {
+            return;
+        }
+        self.lag_sampled = Some(now);
+        for (table, lag) in self.source.sweeper_lag_millis() {
+            ::metrics::gauge!(names::SWEEPER_LAG_MILLISECONDS, names::TABLE_NAME => table)
+                .set(lag as f64);
+        }
     }
 
     /// Counts a record and returns the sinks (indices) its routes send it to.
