@@ -3,8 +3,9 @@
 //! Developer Guide, "Reading and processing a stream"; DynamoDB Streams API
 //! Reference, GetShardIterator and GetRecords):
 //!
-//! * shards rotated by `--shard-max-records`: parents are read before their
-//!   children and every record is archived once, in SequenceNumber order;
+//! * shards rotated by `--shard-max-records` and `--shard-max-age`: parents
+//!   are read before their children and every record is archived once, in
+//!   SequenceNumber order;
 //! * `LATEST`: records written before the first read are skipped, records
 //!   after it are read, also when they land in a child shard;
 //! * an iterator that expired (15 minutes of engine time) is renewed from the
@@ -204,6 +205,33 @@ async fn parents_are_read_before_children_across_rotated_shards() {
             .last()
             .and_then(|r| r["dynamodb"]["SequenceNumber"].as_str())
     );
+}
+
+#[tokio::test]
+async fn a_shard_older_than_shard_max_age_closes_and_its_child_is_read_after_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (server, sdk, client, config) = start(dir.path(), &["--shard-max-age", "10m"], "").await;
+    put(&client, TABLE, "old0", NEVER).await;
+    put(&client, TABLE, "old1", NEVER).await;
+    // Still one shard until it is 10 minutes old and the next record comes.
+    assert_eq!(shards(&sdk, &client).await.len(), 1);
+    advance_clock(&server.endpoint(), 11 * 60 * 1000).await;
+    put(&client, TABLE, "new0", NEVER).await;
+    put(&client, TABLE, "new1", NEVER).await;
+    let chain = shards(&sdk, &client).await;
+    assert_eq!(chain.len(), 2, "{chain:?}");
+    assert_eq!(chain[1].1.as_ref(), Some(&chain[0].0), "lineage {chain:?}");
+    assert!(chain[0].2 && !chain[1].2, "the old shard closed: {chain:?}");
+
+    let mut reader = pipeline(&config, &sdk).await;
+    read_exactly(&mut reader, 4).await;
+    let records = archived(dir.path(), TABLE);
+    sequence_numbers(&records);
+    assert_eq!(
+        user_names(&records),
+        users(&["old0", "old1", "new0", "new1"])
+    );
+    assert!(reader.checkpoint().partitions[&chain[0].0].finished);
 }
 
 #[tokio::test]
