@@ -46,18 +46,18 @@ pub struct ServeArgs {
     pub ttl_transition: Duration,
     /// Stream records per shard: a shard holding this many records is
     /// closed at the next record, which opens its child shard (a count;
-    /// 0 is taken as 1). Default 100000.
+    /// 0 is taken as 1).
     #[arg(long, default_value_t = StreamOptions::default().max_records_per_shard)]
     pub shard_max_records: u64,
     /// Shard age (engine clock) after which a shard holding a record is
-    /// closed at the next record, e.g. `10m`, `4h`. Default `4h` (DynamoDB's
-    /// shards roll over about every four hours).
+    /// closed at the next record, e.g. `10m`, `4h` (DynamoDB's shards roll
+    /// over about every four hours).
     #[arg(long, default_value = "4h", value_parser = humantime::parse_duration)]
     pub shard_max_age: Duration,
     /// How long stream records are kept (engine clock, from each record's
     /// ApproximateCreationDateTime) before retention trims them; reading
-    /// trimmed positions is a `TrimmedDataAccessException`. e.g. `1m`,
-    /// `24h`. Default `24h` (DynamoDB's).
+    /// trimmed positions is a `TrimmedDataAccessException`; e.g. `1m`,
+    /// `24h` (DynamoDB's).
     #[arg(long, default_value = "24h", value_parser = humantime::parse_duration)]
     pub stream_retention: Duration,
 }
