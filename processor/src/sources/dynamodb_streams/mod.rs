@@ -8,7 +8,10 @@
 //!   the last acknowledged `SequenceNumber`, and `finished` once a closed shard
 //!   is drained (GetRecords returned no `NextShardIterator`).
 //! * An iterator that expired (`ExpiredIteratorException`, 15 minutes) is
-//!   renewed from the checkpoint with `AFTER_SEQUENCE_NUMBER`.
+//!   renewed from the checkpoint with `AFTER_SEQUENCE_NUMBER`. A shard started
+//!   at `LATEST` has no sequence number until its first record: if its
+//!   iterator expires before then (no read for 15 minutes), it is renewed at
+//!   `LATEST` with a warning, and records written in between are skipped.
 //! * `TrimmedDataAccessException` (records older than the 24-hour retention
 //!   were trimmed before they were read) is logged as an error and counted in
 //!   `TrimmedDataAccessExceptions`; reading goes on from `TRIM_HORIZON`.
@@ -313,6 +316,14 @@ impl DynamodbStreamsSource {
                     return Ok((records, out.next_shard_iterator.filter(|i| !i.is_empty())));
                 }
                 Err(e) => match e.as_service_error() {
+                    Some(GetRecordsError::ExpiredIteratorException(_))
+                        if committed.is_none() && latest =>
+                    {
+                        // No sequence number to renew from: a LATEST iterator is
+                        // taken again, and records written since the expired
+                        // one was issued (15 minutes without a read) are skipped.
+                        tracing::warn!(shard = %shard.shard_id, "shard iterator expired before any record was read at LATEST; renewing it at LATEST, records written meanwhile are skipped");
+                    }
                     Some(GetRecordsError::ExpiredIteratorException(_)) => {
                         tracing::info!(shard = %shard.shard_id, "shard iterator expired; renewing it from the checkpoint");
                     }
