@@ -381,3 +381,41 @@ async fn records_trimmed_before_they_are_read_are_reported_and_counted() {
     sequence_numbers(&records);
     assert_eq!(user_names(&records), users(&["read0", "read1", "read2"]));
 }
+
+#[tokio::test]
+async fn a_parent_shard_removed_by_retention_is_reported_and_its_child_read() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (server, sdk, client, config) = start(
+        dir.path(),
+        &["--shard-max-records", "2", "--stream-retention", "1m"],
+        "",
+    )
+    .await;
+    let endpoint = server.endpoint();
+    let recorder = SnapshotRecorder::new();
+    let _guard = metrics::set_default_local_recorder(&recorder);
+    put(&client, TABLE, "read0", NEVER).await;
+    let mut reader = pipeline(&config, &sdk).await;
+    read_exactly(&mut reader, 1).await;
+    // lost0 fills the first shard, lost1 opens its child; both are trimmed,
+    // and the closed first shard, left empty, is removed from the stream.
+    put(&client, TABLE, "lost0", NEVER).await;
+    put(&client, TABLE, "lost1", NEVER).await;
+    let parent = shards(&sdk, &client).await.remove(0).0;
+    advance_clock(&endpoint, 120_000).await;
+    let swept = admin(&endpoint, "/_ttlstream/sweep", "{}").await;
+    assert_eq!(swept["RecordsTrimmed"], 3, "{swept}");
+    let chain = shards(&sdk, &client).await;
+    assert_eq!(chain.len(), 1, "the parent is gone: {chain:?}");
+    assert_eq!(chain[0].1.as_ref(), Some(&parent));
+    put(&client, TABLE, "read1", NEVER).await;
+
+    read_exactly(&mut reader, 1).await;
+    // The rest of the removed parent (lost0) and the trimmed start of the
+    // child (lost1): each reported once.
+    assert_eq!(trimmed_count(&recorder), 2.0);
+    let records = archived(dir.path(), TABLE);
+    sequence_numbers(&records);
+    assert_eq!(user_names(&records), users(&["read0", "read1"]));
+    assert!(reader.checkpoint().partitions[&parent].finished);
+}

@@ -14,7 +14,12 @@
 //!   `LATEST` with a warning, and records written in between are skipped.
 //! * `TrimmedDataAccessException` (records older than the 24-hour retention
 //!   were trimmed before they were read) is logged as an error and counted in
-//!   `TrimmedDataAccessExceptions`; reading goes on from `TRIM_HORIZON`.
+//!   `TrimmedDataAccessExceptions`; reading goes on from `TRIM_HORIZON`. So
+//!   that a trimmed start of a child shard is not skipped silently, a child of
+//!   a shard this reader has read starts at `AT_SEQUENCE_NUMBER` of its
+//!   StartingSequenceNumber, not `TRIM_HORIZON`. A shard the stream no
+//!   longer has (ResourceNotFoundException, and DescribeStream no longer
+//!   lists it: retention removed it) is reported the same way and finished.
 //! * Throttling (`LimitExceededException`) and transient errors are retried
 //!   by the SDK's standard retry mode (`max_attempts`).
 //!
@@ -174,12 +179,14 @@ impl DynamodbStreamsSource {
                 let Some(shard_id) = shard.shard_id else {
                     continue;
                 };
+                let range = shard.sequence_number_range;
                 shards.push(ShardInfo {
                     shard_id,
                     parent_shard_id: shard.parent_shard_id,
-                    ending_sequence_number: shard
-                        .sequence_number_range
-                        .and_then(|r| r.ending_sequence_number),
+                    starting_sequence_number: range
+                        .as_ref()
+                        .and_then(|r| r.starting_sequence_number.clone()),
+                    ending_sequence_number: range.and_then(|r| r.ending_sequence_number),
                 });
             }
             match description.last_evaluated_shard_id {
@@ -255,48 +262,107 @@ impl DynamodbStreamsSource {
         Ok(out.shard_iterator.unwrap_or_default())
     }
 
-    /// A new iterator after `committed`, or at the shard's start.
+    /// A new iterator after `committed`, or at the shard's start: for a
+    /// child of a shard this reader has read, `AT_SEQUENCE_NUMBER` of its
+    /// StartingSequenceNumber, so that records trimmed from its start are a
+    /// `TrimmedDataAccessException` rather than skipped by `TRIM_HORIZON`.
+    /// `None`: the stream no longer has the shard (ResourceNotFoundException).
     async fn new_iterator(
         &self,
         shard: &ShardInfo,
         committed: Option<&str>,
         latest: bool,
-    ) -> Result<String, SourceError> {
-        let (kind, sequence) = match committed {
-            Some(seq) => (ShardIteratorType::AfterSequenceNumber, Some(seq)),
-            None if latest => (ShardIteratorType::Latest, None),
-            None => (ShardIteratorType::TrimHorizon, None),
+        checkpoint: &Checkpoint,
+    ) -> Result<Option<String>, SourceError> {
+        let parent_read = shard
+            .parent_shard_id
+            .as_ref()
+            .is_some_and(|p| checkpoint.partitions.contains_key(p));
+        let (kind, sequence) = match (committed, shard.starting_sequence_number.as_deref()) {
+            (Some(seq), _) => (ShardIteratorType::AfterSequenceNumber, Some(seq)),
+            (None, _) if latest => (ShardIteratorType::Latest, None),
+            (None, Some(start)) if parent_read => {
+                (ShardIteratorType::AtSequenceNumber, Some(start))
+            }
+            (None, _) => (ShardIteratorType::TrimHorizon, None),
         };
         match self.shard_iterator(&shard.shard_id, kind, sequence).await {
-            Ok(iterator) => Ok(iterator),
+            Ok(iterator) => Ok(Some(iterator)),
+            Err(e)
+                if matches!(
+                    e.as_service_error(),
+                    Some(GetShardIteratorError::ResourceNotFoundException(_))
+                ) =>
+            {
+                Ok(None)
+            }
             Err(e)
                 if matches!(
                     e.as_service_error(),
                     Some(GetShardIteratorError::TrimmedDataAccessException(_))
                 ) =>
             {
-                self.report_trimmed(&shard.shard_id, committed);
+                self.report_trimmed(&shard.shard_id, sequence);
                 self.shard_iterator(&shard.shard_id, ShardIteratorType::TrimHorizon, None)
                     .await
+                    .map(Some)
                     .map_err(|e| self.aws_error("GetShardIterator", &shard.shard_id, e))
             }
             Err(e) => Err(self.aws_error("GetShardIterator", &shard.shard_id, e)),
         }
     }
 
+    /// After a ResourceNotFoundException on `shard`: whether a fresh
+    /// DescribeStream no longer lists it. A closed shard is removed once
+    /// retention has trimmed all its records, so what this reader had not
+    /// read of it is lost: reported as trimmed data.
+    async fn shard_removed(
+        &mut self,
+        shard: &ShardInfo,
+        committed: Option<&str>,
+    ) -> Result<bool, SourceError> {
+        self.refresh_shards().await?;
+        let removed = !self.shards.iter().any(|s| s.shard_id == shard.shard_id);
+        if removed {
+            self.report_trimmed(&shard.shard_id, committed);
+        }
+        Ok(removed)
+    }
+
     /// One GetRecords call on `shard` after `committed`: the records and the
     /// next iterator (`None`: the shard is closed and drained).
+    ///
+    /// A shard the stream no longer has (removed by retention) reads as
+    /// drained, after it is reported as trimmed data.
     async fn get_records(
         &mut self,
         shard: &ShardInfo,
         committed: Option<&str>,
         latest: bool,
         limit: i32,
+        checkpoint: &Checkpoint,
     ) -> Result<(Vec<Record>, Option<String>), SourceError> {
         for _attempt in 0..3 {
             let iterator = match self.iterators.remove(&shard.shard_id) {
                 Some(cached) if cached.after.as_deref() == committed => cached.iterator,
-                _ => self.new_iterator(shard, committed, latest).await?,
+                _ => {
+                    match self
+                        .new_iterator(shard, committed, latest, checkpoint)
+                        .await?
+                    {
+                        Some(iterator) => iterator,
+                        None if self.shard_removed(shard, committed).await? => {
+                            return Ok((Vec::new(), None));
+                        }
+                        None => {
+                            return Err(SourceError::Aws {
+                            operation: "GetShardIterator",
+                            resource: shard.shard_id.clone(),
+                            message: "ResourceNotFoundException for a shard DescribeStream still lists".into(),
+                        });
+                        }
+                    }
+                }
             };
             match self
                 .client
@@ -340,6 +406,11 @@ impl DynamodbStreamsSource {
                                 after: committed.map(str::to_string),
                             },
                         );
+                    }
+                    Some(GetRecordsError::ResourceNotFoundException(_))
+                        if self.shard_removed(shard, committed).await? =>
+                    {
+                        return Ok((Vec::new(), None));
                     }
                     _ => return Err(self.aws_error("GetRecords", &shard.shard_id, e)),
                 },
@@ -491,7 +562,7 @@ impl DynamodbStreamsSource {
                 });
             }
             let (records, next) = self
-                .get_records(shard, committed.as_deref(), latest, limit)
+                .get_records(shard, committed.as_deref(), latest, limit, checkpoint)
                 .await?;
             let finished = next.is_none();
             if records.is_empty() && !finished {

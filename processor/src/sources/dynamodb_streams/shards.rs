@@ -14,6 +14,8 @@ pub struct ShardInfo {
     pub shard_id: String,
     /// `ParentShardId`, when the shard has one.
     pub parent_shard_id: Option<String>,
+    /// `SequenceNumberRange.StartingSequenceNumber`.
+    pub starting_sequence_number: Option<String>,
     /// `SequenceNumberRange.EndingSequenceNumber`: present once the shard is
     /// closed (it takes no new records).
     pub ending_sequence_number: Option<String>,
@@ -53,6 +55,7 @@ mod tests {
         ShardInfo {
             shard_id: id.into(),
             parent_shard_id: parent.map(Into::into),
+            starting_sequence_number: Some("1".into()),
             ending_sequence_number: closed.then(|| "9".into()),
         }
     }
