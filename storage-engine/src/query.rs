@@ -35,6 +35,17 @@ struct Plan<'a> {
     limit: Option<usize>,
 }
 
+impl Plan<'_> {
+    /// The key prefix of everything the plan reads: the table's items, or
+    /// one index's entries.
+    fn key_prefix(&self) -> Vec<u8> {
+        match &self.index {
+            Some(ix) => index::index_prefix(self.meta.id, ix.name),
+            None => self.meta.id.to_be_bytes().to_vec(),
+        }
+    }
+}
+
 fn expr_err(table: &str) -> impl Fn(ExpressionError) -> ReadError + '_ {
     move |source| ReadError::Expression {
         table: table.to_string(),
@@ -62,11 +73,7 @@ impl Engine {
     /// condition DynamoDB does not support); [`ReadError::Storage`].
     pub fn query_with(&self, input: QueryInput) -> Result<ReadOutput, ReadError> {
         let table = input.table_name.as_str();
-        let meta = self
-            .table_meta(table)
-            .ok_or_else(|| ReadError::TableNotFound {
-                table: table.to_string(),
-            })?;
+        let meta = self.read_meta(table)?;
         let values = &input.expression_attribute_values;
         let mut ph = Placeholders::new(&input.expression_attribute_names, values);
         let kc = expr::compile_condition(
@@ -95,10 +102,7 @@ impl Engine {
             input.limit,
         )?;
         ph.finish().map_err(expr_err(table))?;
-        let mut prefix = match &plan.index {
-            Some(ix) => index::index_prefix(meta.id, ix.name),
-            None => meta.id.to_be_bytes().to_vec(),
-        };
+        let mut prefix = plan.key_prefix();
         encode_key_value(pk_attr.attribute_type, &kc.partition, &mut prefix).map_err(|m| {
             expr_err(table)(ExpressionError::invalid(
                 ExpressionKind::KeyConditionExpression,
@@ -123,11 +127,7 @@ impl Engine {
     /// As [`Engine::query_with`], without key-condition errors.
     pub fn scan_with(&self, input: ScanInput) -> Result<ReadOutput, ReadError> {
         let table = input.table_name.as_str();
-        let meta = self
-            .table_meta(table)
-            .ok_or_else(|| ReadError::TableNotFound {
-                table: table.to_string(),
-            })?;
+        let meta = self.read_meta(table)?;
         let values = &input.expression_attribute_values;
         let mut ph = Placeholders::new(&input.expression_attribute_names, values);
         let plan_index = resolve_index(table, &meta, input.index_name.as_deref())?;
@@ -142,10 +142,7 @@ impl Engine {
             input.limit,
         )?;
         ph.finish().map_err(expr_err(table))?;
-        let prefix = match &plan.index {
-            Some(ix) => index::index_prefix(meta.id, ix.name),
-            None => meta.id.to_be_bytes().to_vec(),
-        };
+        let prefix = plan.key_prefix();
         let start = self.start_key(&plan, input.exclusive_start_key.as_ref())?;
         self.run(&plan, &prefix, start, true, |_| true)
     }

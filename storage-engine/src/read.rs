@@ -184,7 +184,8 @@ impl Engine {
         Ok(self.inner.store.last_sequence_number(meta.id)?)
     }
 
-    fn read_meta(&self, table: &str) -> Result<Arc<TableMeta>, ReadError> {
+    /// The metadata of DynamoDB table `table`, or [`ReadError::TableNotFound`].
+    pub(crate) fn read_meta(&self, table: &str) -> Result<Arc<TableMeta>, ReadError> {
         self.table_meta(table)
             .ok_or_else(|| ReadError::TableNotFound {
                 table: table.to_string(),

@@ -9,6 +9,7 @@ use crate::error::WriteError;
 use crate::expr::{self, ExpressionError, ExpressionKind, Placeholders};
 use crate::item::{key_only_bytes, validate_item};
 use crate::request::{DeleteItemInput, PutItemInput, ReturnValue, UpdateItemInput, WriteOutput};
+use crate::table::TableDefinition;
 use crate::write::validation;
 use serde_dynamo::{AttributeValue, Item};
 use std::collections::HashMap;
@@ -87,30 +88,18 @@ impl Engine {
     /// expression or unused placeholder; [`WriteError::ConditionalCheckFailed`]
     /// when the condition is false (nothing written).
     pub fn put_item_with(&self, input: PutItemInput) -> Result<WriteOutput, WriteError> {
-        let table = input.table_name.as_str();
-        old_only(table, input.return_values)?;
-        let cond = condition_only(
-            table,
-            input.condition_expression.as_deref(),
-            &input.expression_attribute_names,
-            &input.expression_attribute_values,
-        )?;
-        let mut state = self.lock_writes();
-        let meta = self.write_meta(table)?;
-        let pk = validate_item(&meta.definition, &input.item).map_err(|m| validation(table, m))?;
-        let old = self.load_item(&meta, &pk)?;
-        check(
-            table,
-            cond.as_ref(),
-            old.as_ref(),
-            &input.expression_attribute_values,
-        )?;
-        if old.as_ref() != Some(&input.item) {
-            self.commit_change(&mut state, &meta, &pk, old.as_ref(), Some(&input.item))?;
-        }
-        Ok(WriteOutput {
-            attributes: old.filter(|_| input.return_values == ReturnValue::AllOld),
-        })
+        let item = &input.item;
+        self.conditional_write(
+            Conditional {
+                table: &input.table_name,
+                return_values: input.return_values,
+                condition_expression: input.condition_expression.as_deref(),
+                names: &input.expression_attribute_names,
+                values: &input.expression_attribute_values,
+            },
+            |def| validate_item(def, item),
+            Some(item),
+        )
     }
 
     /// UpdateItem with an optional `UpdateExpression` (SET with
@@ -208,29 +197,53 @@ impl Engine {
     /// As [`Engine::delete_item`]; [`WriteError::Expression`];
     /// [`WriteError::ConditionalCheckFailed`].
     pub fn delete_item_with(&self, input: DeleteItemInput) -> Result<WriteOutput, WriteError> {
-        let table = input.table_name.as_str();
-        old_only(table, input.return_values)?;
-        let cond = condition_only(
-            table,
-            input.condition_expression.as_deref(),
-            &input.expression_attribute_names,
-            &input.expression_attribute_values,
-        )?;
+        let key = &input.key;
+        self.conditional_write(
+            Conditional {
+                table: &input.table_name,
+                return_values: input.return_values,
+                condition_expression: input.condition_expression.as_deref(),
+                names: &input.expression_attribute_names,
+                values: &input.expression_attribute_values,
+            },
+            |def| key_only_bytes(def, key),
+            None,
+        )
+    }
+
+    /// The one path of PutItem and DeleteItem with a condition: checks the
+    /// request, then under the write lock finds the key with `key_of`,
+    /// evaluates the condition against the stored item and, unless it
+    /// fails, replaces the item with `new` (`None` deletes); an unchanged
+    /// item writes nothing. Returns the old item for `ALL_OLD`.
+    fn conditional_write(
+        &self,
+        c: Conditional<'_>,
+        key_of: impl FnOnce(&TableDefinition) -> Result<Vec<u8>, String>,
+        new: Option<&Item>,
+    ) -> Result<WriteOutput, WriteError> {
+        let table = c.table;
+        old_only(table, c.return_values)?;
+        let cond = condition_only(table, c.condition_expression, c.names, c.values)?;
         let mut state = self.lock_writes();
         let meta = self.write_meta(table)?;
-        let pk = key_only_bytes(&meta.definition, &input.key).map_err(|m| validation(table, m))?;
+        let pk = key_of(&meta.definition).map_err(|m| validation(table, m))?;
         let old = self.load_item(&meta, &pk)?;
-        check(
-            table,
-            cond.as_ref(),
-            old.as_ref(),
-            &input.expression_attribute_values,
-        )?;
-        if let Some(o) = &old {
-            self.commit_change(&mut state, &meta, &pk, Some(o), None)?;
+        check(table, cond.as_ref(), old.as_ref(), c.values)?;
+        if old.as_ref() != new {
+            self.commit_change(&mut state, &meta, &pk, old.as_ref(), new)?;
         }
         Ok(WriteOutput {
-            attributes: old.filter(|_| input.return_values == ReturnValue::AllOld),
+            attributes: old.filter(|_| c.return_values == ReturnValue::AllOld),
         })
     }
+}
+
+/// The request parts PutItem and DeleteItem share.
+struct Conditional<'a> {
+    table: &'a str,
+    return_values: ReturnValue,
+    condition_expression: Option<&'a str>,
+    names: &'a HashMap<String, String>,
+    values: &'a HashMap<String, AttributeValue>,
 }
