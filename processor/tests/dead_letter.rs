@@ -5,6 +5,8 @@
 //! stays before the batch; every dead-letter write happens while the
 //! checkpoint on disk is still before its batch.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -137,22 +139,7 @@ impl Sink for Observed {
 }
 
 fn dead_letters(dir: &Path) -> Vec<Value> {
-    let table = dir.join("dlq/SessionData");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&table)
-        .map(|d| d.map(|e| e.expect("entry").path()).collect())
-        .unwrap_or_default();
-    files.retain(|p| p.extension().is_some_and(|e| e == "ndjson"));
-    files.sort();
-    files
-        .iter()
-        .flat_map(|f| {
-            std::fs::read_to_string(f)
-                .expect("read")
-                .lines()
-                .map(|l| serde_json::from_str(l).expect("json"))
-                .collect::<Vec<Value>>()
-        })
-        .collect()
+    common::ndjson_lines(&dir.join("dlq/SessionData"))
 }
 
 #[tokio::test]

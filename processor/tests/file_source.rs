@@ -2,6 +2,8 @@
 //! GetRecords-shaped NDJSON, resume from the line/byte checkpoint, malformed
 //! lines named by file and line.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -49,24 +51,9 @@ path = "{dir}/archive"
 
 /// Every archived record's `eventID`, in file-name order.
 fn archived_ids(dir: &Path) -> Vec<String> {
-    let table = dir.join("archive/SessionData");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&table)
-        .map(|d| d.map(|e| e.expect("entry").path()).collect())
-        .unwrap_or_default();
-    files.retain(|p| p.extension().is_some_and(|e| e == "ndjson"));
-    files.sort();
-    files
+    common::ndjson_lines(&dir.join("archive/SessionData"))
         .iter()
-        .flat_map(|f| {
-            std::fs::read_to_string(f)
-                .expect("read")
-                .lines()
-                .map(|l| {
-                    let v: Value = serde_json::from_str(l).expect("json");
-                    v["eventID"].as_str().expect("eventID").to_string()
-                })
-                .collect::<Vec<_>>()
-        })
+        .map(|v| v["eventID"].as_str().expect("eventID").to_string())
         .collect()
 }
 

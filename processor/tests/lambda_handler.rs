@@ -1,7 +1,9 @@
 //! The Lambda handler called directly: filter, sinks, and `batchItemFailures`
 //! naming the first failed record (Lambda's ReportBatchItemFailures).
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 
 use aws_lambda_events::event::dynamodb::Event;
 use serde_json::Value;
@@ -49,24 +51,7 @@ fn event() -> Event {
 }
 
 fn archived(dir: &Path) -> Vec<Value> {
-    read_lines(&dir.join("archive/SessionData"))
-}
-
-fn read_lines(table: &Path) -> Vec<Value> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(table)
-        .map(|d| d.map(|e| e.expect("entry").path()).collect())
-        .unwrap_or_default();
-    files.sort();
-    files
-        .iter()
-        .flat_map(|f| {
-            std::fs::read_to_string(f)
-                .expect("read")
-                .lines()
-                .map(|l| serde_json::from_str(l).expect("json"))
-                .collect::<Vec<Value>>()
-        })
-        .collect()
+    common::ndjson_lines(&dir.join("archive/SessionData"))
 }
 
 fn failures(response: &impl serde::Serialize) -> Value {
@@ -176,7 +161,7 @@ async fn with_a_dead_letter_sink_a_failing_sinks_records_become_dead_letters_and
     let (response, report) = handler.handle(event()).await.expect("handled");
     assert_eq!(failures(&response), serde_json::json!([]));
     assert_eq!(report.first_failed, None);
-    let letters = read_lines(&dir.path().join("dlq/SessionData"));
+    let letters = common::ndjson_lines(&dir.path().join("dlq/SessionData"));
     let ids: Vec<&str> = letters
         .iter()
         .map(|l| l["record"]["eventID"].as_str().expect("eventID"))

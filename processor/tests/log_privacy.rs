@@ -10,8 +10,8 @@ use std::sync::{Arc, Mutex};
 
 use ttlstream::{Config, Pipeline};
 use ttlstream_engine::{
-    AttributeValue, Engine, EngineOptions, Item, KeyAttribute, ManualClock, ScalarAttributeType,
-    StreamViewType, TableDefinition, TimeToLiveSpecification,
+    AttributeValue, Engine, EngineOptions, Item, ManualClock, ScalarAttributeType, StreamViewType,
+    TableDefinition, TimeToLiveSpecification,
 };
 
 const FILTER: &str = include_str!("../../deploy/filters/ttl-system-deletes.json");
@@ -56,20 +56,11 @@ fn engine(dir: &Path) -> Engine {
     )
     .expect("engine");
     engine
-        .create_table(TableDefinition {
-            table_name: "Sessions".into(),
-            partition_key: KeyAttribute {
-                attribute_name: "pk".into(),
-                attribute_type: ScalarAttributeType::S,
-            },
-            sort_key: Some(KeyAttribute {
-                attribute_name: "sk".into(),
-                attribute_type: ScalarAttributeType::S,
-            }),
-            stream_view_type: Some(StreamViewType::NewAndOldImages),
-            global_secondary_indexes: Vec::new(),
-            local_secondary_indexes: Vec::new(),
-        })
+        .create_table(
+            TableDefinition::new("Sessions", "pk", ScalarAttributeType::S)
+                .with_sort_key("sk", ScalarAttributeType::S)
+                .with_stream(StreamViewType::NewAndOldImages),
+        )
         .expect("table");
     engine
         .update_time_to_live(

@@ -10,8 +10,8 @@ use ttlstream::demo::items::{SEED_CREATION_TIME_SECS, SESSION_TTL_SECS, seed_ite
 use ttlstream::metrics::{MetricDatum, SnapshotRecorder};
 use ttlstream::{Config, Pipeline};
 use ttlstream_engine::{
-    Engine, EngineOptions, KeyAttribute, ManualClock, ScalarAttributeType, StreamViewType,
-    TableDefinition, TimeToLiveSpecification,
+    Engine, EngineOptions, ManualClock, ScalarAttributeType, StreamViewType, TableDefinition,
+    TimeToLiveSpecification,
 };
 
 const FILTER: &str = include_str!("../../deploy/filters/ttl-system-deletes.json");
@@ -39,20 +39,11 @@ async fn step_records_reads_matches_deliveries_and_ttl_deletions() {
     )
     .expect("engine");
     engine
-        .create_table(TableDefinition {
-            table_name: "SessionData".into(),
-            partition_key: KeyAttribute {
-                attribute_name: "UserName".into(),
-                attribute_type: ScalarAttributeType::S,
-            },
-            sort_key: Some(KeyAttribute {
-                attribute_name: "SessionId".into(),
-                attribute_type: ScalarAttributeType::S,
-            }),
-            stream_view_type: Some(StreamViewType::OldImage),
-            global_secondary_indexes: Vec::new(),
-            local_secondary_indexes: Vec::new(),
-        })
+        .create_table(
+            TableDefinition::new("SessionData", "UserName", ScalarAttributeType::S)
+                .with_sort_key("SessionId", ScalarAttributeType::S)
+                .with_stream(StreamViewType::OldImage),
+        )
         .expect("table");
     engine
         .update_time_to_live(

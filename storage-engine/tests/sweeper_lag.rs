@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_dynamo::{AttributeValue, Item};
 use ttlstream_engine::{
-    Engine, EngineOptions, KeyAttribute, ManualClock, ScalarAttributeType, TableDefinition,
+    Engine, EngineOptions, ManualClock, ScalarAttributeType, TableDefinition,
     TimeToLiveSpecification,
 };
 
@@ -33,17 +33,11 @@ fn lag_is_the_age_of_the_oldest_unswept_expiry_and_zero_after_a_sweep() {
     )
     .expect("open");
     engine
-        .create_table(TableDefinition {
-            table_name: "Sessions".into(),
-            partition_key: KeyAttribute {
-                attribute_name: "id".into(),
-                attribute_type: ScalarAttributeType::S,
-            },
-            sort_key: None,
-            stream_view_type: None,
-            global_secondary_indexes: Vec::new(),
-            local_secondary_indexes: Vec::new(),
-        })
+        .create_table(TableDefinition::new(
+            "Sessions",
+            "id",
+            ScalarAttributeType::S,
+        ))
         .expect("table");
     assert_eq!(
         engine.sweeper_lag_millis("Sessions").expect("lag"),

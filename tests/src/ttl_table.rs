@@ -7,8 +7,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_dynamo::{AttributeValue, Item};
 use ttlstream_engine::{
-    Engine, EngineOptions, EventName, KeyAttribute, ScalarAttributeType, StreamPosition,
-    StreamViewType, TableDefinition, TimeToLiveSpecification,
+    Engine, EngineOptions, EventName, ScalarAttributeType, StreamPosition, StreamViewType,
+    TableDefinition, TimeToLiveSpecification,
 };
 
 /// The table's name.
@@ -41,20 +41,11 @@ pub fn prepare(
         .as_secs() as i64;
     let engine = Engine::open(dir, EngineOptions::default()).expect("open engine");
     engine
-        .create_table(TableDefinition {
-            table_name: TABLE.into(),
-            partition_key: KeyAttribute {
-                attribute_name: "pk".into(),
-                attribute_type: ScalarAttributeType::S,
-            },
-            sort_key: Some(KeyAttribute {
-                attribute_name: "sk".into(),
-                attribute_type: ScalarAttributeType::S,
-            }),
-            stream_view_type: Some(StreamViewType::NewAndOldImages),
-            global_secondary_indexes: Vec::new(),
-            local_secondary_indexes: Vec::new(),
-        })
+        .create_table(
+            TableDefinition::new(TABLE, "pk", ScalarAttributeType::S)
+                .with_sort_key("sk", ScalarAttributeType::S)
+                .with_stream(StreamViewType::NewAndOldImages),
+        )
         .expect("create table");
     engine
         .update_time_to_live(

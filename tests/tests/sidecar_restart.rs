@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_dynamo::{AttributeValue, Item};
 use ttlstream_engine::{
-    Engine, EngineOptions, KeyAttribute, ScalarAttributeType, StreamViewType, TableDefinition,
+    Engine, EngineOptions, ScalarAttributeType, StreamViewType, TableDefinition,
     TimeToLiveSpecification,
 };
 use ttlstream_tests::{count_files, key_of, occurrences, read_archive, wait_until};
@@ -39,20 +39,11 @@ fn prepare(data_dir: &Path) -> BTreeSet<(String, String)> {
         .as_secs() as i64;
     let engine = Engine::open(data_dir, EngineOptions::default()).expect("open engine");
     engine
-        .create_table(TableDefinition {
-            table_name: "Events".into(),
-            partition_key: KeyAttribute {
-                attribute_name: "pk".into(),
-                attribute_type: ScalarAttributeType::S,
-            },
-            sort_key: Some(KeyAttribute {
-                attribute_name: "sk".into(),
-                attribute_type: ScalarAttributeType::S,
-            }),
-            stream_view_type: Some(StreamViewType::NewAndOldImages),
-            global_secondary_indexes: Vec::new(),
-            local_secondary_indexes: Vec::new(),
-        })
+        .create_table(
+            TableDefinition::new("Events", "pk", ScalarAttributeType::S)
+                .with_sort_key("sk", ScalarAttributeType::S)
+                .with_stream(StreamViewType::NewAndOldImages),
+        )
         .expect("create table");
     engine
         .update_time_to_live(

@@ -19,8 +19,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ttlstream_engine::{
-    AcceleratedClock, Clock, Engine, EngineOptions, KeyAttribute, ScalarAttributeType,
-    StreamOptions, StreamViewType, SweeperOptions, TableDefinition, TimeToLiveSpecification,
+    AcceleratedClock, Clock, Engine, EngineOptions, ScalarAttributeType, StreamOptions,
+    StreamViewType, SweeperOptions, TableDefinition, TimeToLiveSpecification,
 };
 
 pub use summary::{ArchiveCheck, DemoSummary, check_archive};
@@ -251,20 +251,11 @@ fn demo_stream_options() -> StreamOptions {
 
 fn create_table(engine: &Engine) -> Result<(), DemoError> {
     engine
-        .create_table(TableDefinition {
-            table_name: TABLE.to_string(),
-            partition_key: KeyAttribute {
-                attribute_name: "UserName".to_string(),
-                attribute_type: ScalarAttributeType::S,
-            },
-            sort_key: Some(KeyAttribute {
-                attribute_name: "SessionId".to_string(),
-                attribute_type: ScalarAttributeType::S,
-            }),
-            stream_view_type: Some(StreamViewType::OldImage),
-            global_secondary_indexes: Vec::new(),
-            local_secondary_indexes: Vec::new(),
-        })
+        .create_table(
+            TableDefinition::new(TABLE, "UserName", ScalarAttributeType::S)
+                .with_sort_key("SessionId", ScalarAttributeType::S)
+                .with_stream(StreamViewType::OldImage),
+        )
         .map_err(engine_error)?;
     engine
         .update_time_to_live(

@@ -39,3 +39,24 @@ pub fn cloudwatch_replay(statuses: &[u16]) -> (Client, StaticReplayClient) {
         .build();
     (Client::from_conf(conf), http)
 }
+
+/// Every JSON line of the `.ndjson` files directly in `dir`, files in name
+/// order (sinks name files by sequence number, so this is delivery order).
+/// A missing directory reads as no lines.
+pub fn ndjson_lines(dir: &std::path::Path) -> Vec<serde_json::Value> {
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+        .map(|d| d.map(|e| e.expect("entry").path()).collect())
+        .unwrap_or_default();
+    files.retain(|p| p.extension().is_some_and(|e| e == "ndjson"));
+    files.sort();
+    files
+        .iter()
+        .flat_map(|f| {
+            std::fs::read_to_string(f)
+                .expect("read")
+                .lines()
+                .map(|l| serde_json::from_str(l).expect("json"))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
