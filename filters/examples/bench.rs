@@ -7,6 +7,8 @@
 //! ```
 //!
 //! `SET` (e.g. `exact`) runs only the pattern sets whose name contains it.
+//! With `BENCH_OURS_ONLY` set in the environment quamina is not run (for
+//! profiling ours alone, e.g. under `perf record`).
 //!
 //! Corpora (seeded, see `benches/corpus/mod.rs`): (a) 200,000 DynamoDB stream
 //! records, about 10 % TTL deletions; (b) 213,068 GeoJSON "city lots"
@@ -100,7 +102,9 @@ fn run_set(name: &str, target: f64, patterns: &[String], events: &[Vec<u8>]) {
         hits
     });
     let ours_rate = events.len() as f64 / ours_time.as_secs_f64();
-    let (qm_rate, qm_hits) = match quamina(patterns) {
+    let ours_only = std::env::var_os("BENCH_OURS_ONLY").is_some();
+    let qm = if ours_only { None } else { quamina(patterns) };
+    let (qm_rate, qm_hits) = match qm {
         Some(q) => {
             let (time, hits) = best_of(|| {
                 let mut hits = 0usize;
