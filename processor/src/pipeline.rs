@@ -72,7 +72,7 @@ pub struct Pipeline {
 /// sweeper-lag gauge; a step that caught up always does. The engine finds the
 /// oldest expired item by scanning past the deletions not yet compacted away,
 /// so reading it on every full batch cost more than the batch itself.
-const LAG_SAMPLE_INTERVAL: Duration = Duration::from_secs(1);
+const LAG_SAMPLE_INTERVAL: Duration = Duration::from_secs(5);
 
 impl Pipeline {
     /// Builds the pipeline a config describes, opening its source (for an
