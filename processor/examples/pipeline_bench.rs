@@ -29,6 +29,10 @@ use ttlstream_engine::{
     TimeToLiveSpecification,
 };
 
+/// The allocator the `ttlstream` binary uses, so the figures are the sidecar's.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const TABLE: &str = "SessionData";
 const FILTER: &str = r#"{"eventName":["REMOVE"],"userIdentity":{"type":["Service"],"principalId":["dynamodb.amazonaws.com"]}}"#;
 
