@@ -6,7 +6,6 @@
 
 mod server_support;
 
-use aws_sdk_dynamodb::types::TimeToLiveSpecification;
 use serde_json::{Value, json};
 use server_support::{START_MILLIS, create_simple, n, s, start, start_with};
 
@@ -25,19 +24,7 @@ async fn post(url: &str, path: &str, body: &str) -> (u16, Value) {
 async fn clock_advance_then_sweep_deletes_the_expired_item() {
     let h = start().await;
     create_simple(&h.client, "Sessions").await;
-    h.client
-        .update_time_to_live()
-        .table_name("Sessions")
-        .time_to_live_specification(
-            TimeToLiveSpecification::builder()
-                .attribute_name("Exp")
-                .enabled(true)
-                .build()
-                .unwrap(),
-        )
-        .send()
-        .await
-        .unwrap();
+    server_support::enable_ttl(&h.client, "Sessions", "Exp").await;
     // Expires one minute after the clock's start.
     let expiry_secs = START_MILLIS / 1000 + 60;
     h.client

@@ -10,7 +10,7 @@ mod server_support;
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::{
     BillingMode, GlobalSecondaryIndex, KeyType, Projection, ProjectionType, ScalarAttributeType,
-    StreamSpecification, StreamViewType, TimeToLiveSpecification, TimeToLiveStatus,
+    StreamSpecification, StreamViewType, TimeToLiveStatus,
 };
 use server_support::{attr, key, n, s, start};
 use std::time::Duration;
@@ -87,19 +87,7 @@ async fn ttl_item_expires_and_is_gone_after_a_sweep() {
     let listed = h.client.list_tables().send().await.unwrap();
     assert_eq!(listed.table_names(), ["SessionData"]);
 
-    h.client
-        .update_time_to_live()
-        .table_name("SessionData")
-        .time_to_live_specification(
-            TimeToLiveSpecification::builder()
-                .attribute_name("ExpirationTime")
-                .enabled(true)
-                .build()
-                .unwrap(),
-        )
-        .send()
-        .await
-        .unwrap();
+    server_support::enable_ttl(&h.client, "SessionData", "ExpirationTime").await;
     let status = |h: &server_support::Harness| {
         h.client
             .describe_time_to_live()

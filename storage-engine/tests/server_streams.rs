@@ -7,9 +7,7 @@
 
 mod server_support;
 
-use aws_sdk_dynamodb::types::{
-    KeyType, ScalarAttributeType, StreamSpecification, StreamViewType, TimeToLiveSpecification,
-};
+use aws_sdk_dynamodb::types::{KeyType, ScalarAttributeType, StreamSpecification, StreamViewType};
 use aws_sdk_dynamodbstreams::types::{OperationType, ShardIteratorType};
 use server_support::{START_MILLIS, attr, key, n, s, start};
 use std::time::Duration;
@@ -44,19 +42,7 @@ async fn ttl_remove_record_carries_the_service_identity() {
         .send()
         .await
         .unwrap();
-    h.client
-        .update_time_to_live()
-        .table_name("SessionData")
-        .time_to_live_specification(
-            TimeToLiveSpecification::builder()
-                .attribute_name("ExpirationTime")
-                .enabled(true)
-                .build()
-                .unwrap(),
-        )
-        .send()
-        .await
-        .unwrap();
+    server_support::enable_ttl(&h.client, "SessionData", "ExpirationTime").await;
     let expired = START_MILLIS / 1000 - 60;
     for user in ["alice", "bob"] {
         h.client

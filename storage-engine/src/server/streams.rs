@@ -17,6 +17,7 @@
 
 use super::error::{ApiError, ErrorKind};
 use super::protocol::parse;
+use super::tables::{page_limit, required};
 use crate::{ChangeRecord, Engine, SequenceNumber, StreamError, StreamPosition};
 use axum::body::Bytes;
 use serde::Deserialize;
@@ -76,15 +77,7 @@ struct ListStreamsRequest {
 /// `ListStreams`: 1 to 100 per page (default 100), paged by
 /// `ExclusiveStartStreamArn` / `LastEvaluatedStreamArn`.
 fn list_streams(engine: &Engine, req: ListStreamsRequest) -> Result<Value, ApiError> {
-    let limit = match req.limit {
-        None => 100,
-        Some(n @ 1..=100) => usize::try_from(n).unwrap_or(100),
-        Some(n) => {
-            return Err(ApiError::validation(format!(
-                "1 validation error detected: Value '{n}' at 'limit' failed to satisfy constraint: Member must have value between 1 and 100"
-            )));
-        }
-    };
+    let limit = page_limit(req.limit, 100)?;
     let all = engine.list_streams(req.table_name.as_deref())?;
     let start = match &req.exclusive_start_stream_arn {
         None => 0,
@@ -121,24 +114,12 @@ struct DescribeStreamRequest {
     exclusive_start_shard_id: Option<String>,
 }
 
-fn required<T>(value: Option<T>, member: &str) -> Result<T, ApiError> {
-    value.ok_or_else(|| ApiError::missing(member))
-}
-
 /// `DescribeStream`: the stream and its shards (parent before child),
 /// paged by `ExclusiveStartShardId` / `LastEvaluatedShardId` (1 to 100,
 /// default 100).
 fn describe_stream(engine: &Engine, req: DescribeStreamRequest) -> Result<Value, ApiError> {
     let arn = required(req.stream_arn, "streamArn")?;
-    let limit = match req.limit {
-        None => 100,
-        Some(n @ 1..=100) => usize::try_from(n).unwrap_or(100),
-        Some(n) => {
-            return Err(ApiError::validation(format!(
-                "1 validation error detected: Value '{n}' at 'limit' failed to satisfy constraint: Member must have value between 1 and 100"
-            )));
-        }
-    };
+    let limit = page_limit(req.limit, 100)?;
     let d = engine.describe_stream(&arn)?;
     let start = match &req.exclusive_start_shard_id {
         None => 0,
@@ -300,15 +281,7 @@ struct GetRecordsRequest {
 /// `GetRecords`.
 fn get_records(engine: &Engine, req: GetRecordsRequest) -> Result<Value, ApiError> {
     let text = required(req.shard_iterator, "shardIterator")?;
-    let limit = match req.limit {
-        None => crate::MAX_GET_RECORDS,
-        Some(n @ 1..=1000) => usize::try_from(n).unwrap_or(crate::MAX_GET_RECORDS),
-        Some(n) => {
-            return Err(ApiError::validation(format!(
-                "1 validation error detected: Value '{n}' at 'limit' failed to satisfy constraint: Member must have value between 1 and 1000"
-            )));
-        }
-    };
+    let limit = page_limit(req.limit, crate::MAX_GET_RECORDS)?;
     let iterator = Iterator::decode(&text)?;
     let now = engine.clock().now_millis();
     if now

@@ -17,6 +17,26 @@ pub(super) fn required<T>(value: Option<T>, member: &str) -> Result<T, ApiError>
     value.ok_or_else(|| ApiError::missing(member))
 }
 
+/// A request's `Limit`: `max` when absent, otherwise 1 to `max` (100 for
+/// ListTables, ListStreams and DescribeStream; 1,000 for GetRecords).
+///
+/// # Errors
+///
+/// A `ValidationException` worded as AWS's constraint message.
+pub(super) fn page_limit(value: Option<i64>, max: usize) -> Result<usize, ApiError> {
+    match value {
+        None => Ok(max),
+        Some(n) => usize::try_from(n)
+            .ok()
+            .filter(|n| (1..=max).contains(n))
+            .ok_or_else(|| {
+                ApiError::validation(format!(
+                    "1 validation error detected: Value '{n}' at 'limit' failed to satisfy constraint: Member must have value between 1 and {max}"
+                ))
+            }),
+    }
+}
+
 /// The required `TableName`, checked against DynamoDB's constraints (3 to
 /// 255 characters of `a-z A-Z 0-9 _ - .`, "Supported data types and naming
 /// rules") before any lookup, as AWS does.
@@ -250,15 +270,7 @@ pub(super) fn describe_table(engine: &Engine, req: TableNameRequest) -> Result<V
 
 /// `ListTables`.
 pub(super) fn list_tables(engine: &Engine, req: ListTablesRequest) -> Result<Value, ApiError> {
-    let limit = match req.limit {
-        None => 100,
-        Some(n @ 1..=100) => usize::try_from(n).unwrap_or(100),
-        Some(n) => {
-            return Err(ApiError::validation(format!(
-                "1 validation error detected: Value '{n}' at 'limit' failed to satisfy constraint: Member must have value between 1 and 100"
-            )));
-        }
-    };
+    let limit = page_limit(req.limit, 100)?;
     let names: Vec<String> = engine
         .list_tables()?
         .into_iter()

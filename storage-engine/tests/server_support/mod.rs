@@ -6,6 +6,7 @@ use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::config::{BehaviorVersion, Credentials, Region};
 use aws_sdk_dynamodb::types::{
     AttributeDefinition, AttributeValue, KeySchemaElement, KeyType, ScalarAttributeType,
+    TimeToLiveSpecification,
 };
 use std::sync::Arc;
 use ttlstream_engine::server::{Server, ServerOptions};
@@ -112,6 +113,23 @@ pub async fn create_simple(client: &Client, table: &str) {
         .table_name(table)
         .key_schema(key("Id", KeyType::Hash))
         .attribute_definitions(attr("Id", ScalarAttributeType::S))
+        .send()
+        .await
+        .unwrap();
+}
+
+/// UpdateTimeToLive: TTL on `attribute` of `table` (it must succeed).
+pub async fn enable_ttl(client: &Client, table: &str, attribute: &str) {
+    client
+        .update_time_to_live()
+        .table_name(table)
+        .time_to_live_specification(
+            TimeToLiveSpecification::builder()
+                .attribute_name(attribute)
+                .enabled(true)
+                .build()
+                .unwrap(),
+        )
         .send()
         .await
         .unwrap();
