@@ -255,64 +255,20 @@ pub(crate) fn shard_id(created_millis: i64, table_id: u32, start: u64) -> String
 }
 
 /// ISO 8601 UTC with milliseconds, no zone (`2026-11-21T01:02:03.456`), as
-/// DynamoDB's StreamLabel.
+/// DynamoDB's StreamLabel. `millis` is the engine clock's, well inside
+/// chrono's range; outside it the label is the decimal milliseconds.
 pub(crate) fn stream_label(millis: i64) -> String {
-    let secs = millis.div_euclid(1000);
-    let ms = millis.rem_euclid(1000);
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let (y, m, d) = civil_from_days(days);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{ms:03}",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
+    chrono::DateTime::from_timestamp_millis(millis).map_or_else(
+        || millis.to_string(),
+        |t| t.format("%Y-%m-%dT%H:%M:%S%.3f").to_string(),
     )
 }
 
-/// Inverse of [`stream_label`].
+/// Inverse of [`stream_label`]: only a label in exactly that shape.
 pub(crate) fn parse_stream_label(label: &str) -> Option<i64> {
-    let b = label.as_bytes();
-    if b.len() != 23 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || b[19] != b'.' {
-        return None;
-    }
-    let num = |r: std::ops::Range<usize>| -> Option<i64> {
-        let s = label.get(r)?;
-        s.bytes()
-            .all(|c| c.is_ascii_digit())
-            .then(|| s.parse().ok())?
-    };
-    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
-    let (h, mi, s, ms) = (num(11..13)?, num(14..16)?, num(17..19)?, num(20..23)?);
-    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || s > 59 {
-        return None;
-    }
-    let millis = (days_from_civil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + s) * 1000 + ms;
+    let t = chrono::NaiveDateTime::parse_from_str(label, "%Y-%m-%dT%H:%M:%S%.3f").ok()?;
+    let millis = t.and_utc().timestamp_millis();
     (stream_label(millis) == label).then_some(millis)
-}
-
-/// Days since 1970-01-01 to (year, month, day) (H. Hinnant's algorithm).
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
-}
-
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y.rem_euclid(400);
-    let mp = if m > 2 { m - 3 } else { m + 9 };
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
 }
 
 /// (table name, StreamLabel) of a StreamArn

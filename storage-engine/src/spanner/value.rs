@@ -124,83 +124,27 @@ fn escape(tag: u8, bytes: &[u8], out: &mut Vec<u8>) {
 
 /// Standard base64 with padding.
 fn base64(bytes: &[u8]) -> String {
-    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            *chunk.get(1).unwrap_or(&0),
-            *chunk.get(2).unwrap_or(&0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(char::from(A[((n >> (18 - 6 * i)) & 63) as usize]));
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
 /// Epoch milliseconds as RFC 3339 UTC with milliseconds
-/// (`2024-01-02T03:04:05.678Z`); proleptic Gregorian, any `i64`.
+/// (`2024-01-02T03:04:05.678Z`), proleptic Gregorian. Outside chrono's range
+/// (about ±262,000 years, far beyond Spanner's 0001 to 9999) the
+/// milliseconds are written as a decimal string instead.
 pub fn rfc3339_millis(ms: i64) -> String {
-    let days = ms.div_euclid(86_400_000);
-    let rem = ms.rem_euclid(86_400_000);
-    // Howard Hinnant's civil_from_days.
-    let z = i128::from(days) + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i128::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
-        rem / 3_600_000,
-        rem / 60_000 % 60,
-        rem / 1_000 % 60,
-        rem % 1_000
+    chrono::DateTime::from_timestamp_millis(ms).map_or_else(
+        || ms.to_string(),
+        |t| t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string(),
     )
 }
 
 /// The inverse of [`rfc3339_millis`]: epoch milliseconds of a timestamp in
-/// exactly that shape (`[-]YYYY-MM-DDTHH:MM:SS.mmmZ`); `None` otherwise.
+/// exactly that shape (`YYYY-MM-DDTHH:MM:SS.mmmZ`); `None` otherwise.
 pub(crate) fn parse_rfc3339_millis(text: &str) -> Option<i64> {
-    let (date, time) = text.strip_suffix('Z')?.split_once('T')?;
-    let (neg, date) = match date.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, date),
-    };
-    let mut d = date.rsplitn(3, '-');
-    let day: i128 = d.next()?.parse().ok()?;
-    let month: i128 = d.next()?.parse().ok()?;
-    let year: i128 = d.next()?.parse::<i128>().ok()? * if neg { -1 } else { 1 };
-    let (hms, millis) = time.split_once('.')?;
-    let mut t = hms.split(':');
-    let (h, m, sec): (i128, i128, i128) = (
-        t.next()?.parse().ok()?,
-        t.next()?.parse().ok()?,
-        t.next()?.parse().ok()?,
-    );
-    let ms: i128 = millis.parse().ok()?;
-    if t.next().is_some() || !(1..=12).contains(&month) || !(1..=31).contains(&day) {
-        return None;
-    }
-    // Howard Hinnant's days_from_civil.
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y.rem_euclid(400);
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    let total = days * 86_400_000 + h * 3_600_000 + m * 60_000 + sec * 1_000 + ms;
-    i64::try_from(total).ok()
+    let t = chrono::NaiveDateTime::parse_from_str(text, "%Y-%m-%dT%H:%M:%S%.3fZ").ok()?;
+    let ms = t.and_utc().timestamp_millis();
+    (rfc3339_millis(ms) == text).then_some(ms)
 }
 
 #[cfg(test)]
