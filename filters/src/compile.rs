@@ -44,6 +44,9 @@ pub(crate) struct TrieNode {
     number_ranges: Option<Vec<(i64, i64)>>,
     /// `number_ranges` as floats, each widened by [`number::ROUGH_KEY_MARGIN`].
     rough_ranges: Vec<(f64, f64)>,
+    /// The integer parts a number in some range of `number_ranges` can
+    /// have, as spans; see [`TrieNode::far_integer_part`].
+    integer_spans: Option<Vec<(i64, i64)>>,
 }
 
 impl TrieNode {
@@ -77,6 +80,58 @@ impl TrieNode {
     pub(crate) fn rejects_number(&self, rough_key: f64) -> bool {
         self.rejects_numbers_between(rough_key, rough_key)
     }
+}
+
+impl TrieNode {
+    /// Whether a plain decimal number (`-?digits(.digits)?`) with integer
+    /// part `digits` long (at most 8 digits is the low end of `word`, little-endian),
+    /// negative or not, is outside every number range here, known from
+    /// its integer part alone: `false` when unknown.
+    #[inline]
+    pub(crate) fn far_integer_part(&self, word: u64, digits: usize, negative: bool) -> bool {
+        let Some(spans) = &self.integer_spans else {
+            return false;
+        };
+        if digits > 8 {
+            // At least 1e8 away from 0, beyond every span.
+            return true;
+        }
+        #[allow(clippy::cast_possible_wrap)]
+        let magnitude = number::integer(word, digits) as i64;
+        let integer = if negative { -magnitude } else { magnitude };
+        !spans
+            .iter()
+            .any(|&(low, high)| low <= integer && integer <= high)
+    }
+}
+
+/// The integer parts `t` (as written: `-122` of `-122.5`, `0` of `-0.5`) of
+/// the numbers whose keys can lie in `ranges`, as merged inclusive spans. A
+/// number written with integer part `t` lies within 1 of `t`, so every
+/// integer from 1 below to 1 above each range's values (widened by 1 more
+/// for rounding) is in a span. `None` for spans beyond `±1e7` (integer
+/// parts longer than 8 digits are then never in a span) or more than 16.
+fn integer_spans(ranges: &[(i64, i64)]) -> Option<Vec<(i64, i64)>> {
+    let mut spans: Vec<(i64, i64)> = Vec::new();
+    for &(low, high) in ranges {
+        #[allow(clippy::cast_precision_loss)]
+        let value = |key: i64| key as f64 / 1e6 - number::LIMIT;
+        let (from, to) = ((value(low) - 2.0).floor(), (value(high) + 2.0).ceil());
+        if !(-1e7..=1e7).contains(&from) || !(-1e7..=1e7).contains(&to) {
+            return None;
+        }
+        #[allow(clippy::cast_possible_truncation)]
+        spans.push((from as i64, to as i64));
+    }
+    spans.sort_unstable();
+    let mut merged: Vec<(i64, i64)> = Vec::new();
+    for (low, high) in spans {
+        match merged.last_mut() {
+            Some(last) if low <= last.1 + 1 => last.1 = last.1.max(high),
+            _ => merged.push((low, high)),
+        }
+    }
+    (merged.len() <= 16).then_some(merged)
 }
 
 /// [`TrieNode::number_ranges`] for `tests`.
@@ -172,6 +227,7 @@ impl PathTrie {
                 .flatten()
                 .map(|&(low, high)| (low as f64 - MARGIN, high as f64 + MARGIN));
             node.rough_ranges = rough.collect();
+            node.integer_spans = node.number_ranges.as_deref().and_then(integer_spans);
         }
         self.names.finish();
     }

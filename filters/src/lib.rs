@@ -70,6 +70,7 @@
 mod bitstack;
 mod children;
 mod cidr;
+mod classify;
 mod compile;
 mod consistency;
 mod criteria;

@@ -137,6 +137,58 @@ fn eight_digits(word: u64) -> u64 {
         >> 32
 }
 
+/// The value of the first `count` (at most 8) bytes of `word`, ASCII
+/// digits (little-endian: the first digit in the low byte).
+#[inline]
+pub(crate) fn integer(word: u64, count: usize) -> u64 {
+    let shift = 8 * (8 - count.min(8)) as u32;
+    let padded = word.checked_shl(shift).unwrap_or(0)
+        | crate::lex::splat(b'0')
+            .checked_shr(8 * count as u32)
+            .unwrap_or(0);
+    eight_digits(padded)
+}
+
+/// The keys, computed as [`lex_rough`] gives them, of the bounds of a
+/// well-formed plain decimal number whose integer digits are
+/// `bytes[at..at + digits]` (at most 7), followed up to `end` by nothing or
+/// by `.` and fraction digits, read to eight significant digits: the number
+/// lies between the bounds. `None` for longer integer parts, or within 8
+/// bytes of the end of `bytes`.
+#[inline]
+pub(crate) fn rough_known(
+    bytes: &[u8],
+    at: usize,
+    digits: usize,
+    end: usize,
+    negative: bool,
+) -> Option<(f64, f64)> {
+    if digits > 7 {
+        return None;
+    }
+    let int = integer(crate::lex::word_at(bytes, at)?, digits);
+    let wanted = 8 - digits;
+    let fraction_at = at + digits + 1;
+    let available = end.saturating_sub(fraction_at);
+    let taken = available.min(wanted);
+    let fraction = if taken == 0 {
+        0
+    } else {
+        integer(crate::lex::word_at(bytes, fraction_at)?, taken) * POW10_U64[wanted - taken]
+    };
+    // At most 8 digits: exact in `f64`.
+    let n = int * POW10_U64[wanted] + fraction;
+    let scale = NEG_POW10[wanted];
+    let low = to_f64(n) * scale;
+    let high = if available > wanted {
+        to_f64(n + 1) * scale
+    } else {
+        low
+    };
+    let (low, high) = if negative { (-high, -low) } else { (low, high) };
+    Some((1e6 * (LIMIT + low), 1e6 * (LIMIT + high)))
+}
+
 /// The run of ASCII digits at `at`: `(value, count)`; `None` past 19
 /// digits or within 8 bytes of the end.
 #[inline]

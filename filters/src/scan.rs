@@ -23,6 +23,7 @@
 
 use std::borrow::Cow;
 
+use crate::classify::{Block, Classifier};
 use crate::compile::PathTrie;
 use crate::error::{EventError, strip_position};
 use crate::event::{Leaves, Num, Scalar, Trail};
@@ -32,6 +33,10 @@ use crate::lookahead::Lookahead;
 /// Containers nested along named fields at which the walk stops with an error
 /// (`serde_json`'s recursion limit, so both stages fail alike).
 const MAX_NAMED_DEPTH: usize = 128;
+
+/// Blocks of 64 bytes that [`Walk::numbers`] classifies once for both of
+/// its passes (more are classified again).
+const KEPT_BLOCKS: usize = 16;
 
 /// How much of an event's syntax is checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,6 +68,7 @@ pub(crate) fn collect_bytes<'a>(
         // An event that does not end with `}` is malformed: read it all, so
         // that the walk finds the fault and reports where it is.
         may_stop: check == Check::Lazy && bytes.trim_ascii_end().last() == Some(&b'}'),
+        classifier: Classifier::new(),
     };
     walk.lex.skip_ws();
     let found = match walk.lex.peek() {
@@ -102,6 +108,8 @@ struct Walk<'t, 'a> {
     stopped: bool,
     /// Whether the walk may stop early (lazy mode, and the bytes end with `}`).
     may_stop: bool,
+    /// Bit masks of byte classes, for [`Walk::numbers`] (where the CPU has SIMD).
+    classifier: Option<Classifier>,
 }
 
 impl<'a> Walk<'_, 'a> {
@@ -155,7 +163,18 @@ impl<'a> Walk<'_, 'a> {
         match self.lex.peek() {
             Some(b'{') if !self.trie.node(node).children.is_empty() => self.object(node, depth + 1),
             Some(b'{') => self.skip().map(drop),
-            Some(b'[') => self.array(node, depth + 1),
+            Some(b'[') => {
+                let here = self.trie.node(node);
+                if self.check == Check::Lazy
+                    && let Some(classifier) = self.classifier
+                    && here.children.is_empty()
+                    && here.has_number_ranges()
+                    && self.numbers(node, depth + 1, classifier)?
+                {
+                    return Ok(());
+                }
+                self.array(node, depth + 1)
+            }
             Some(b'"') => {
                 self.lex.pos += 1;
                 let (start, end, escaped) = self.lex.string()?;
@@ -165,40 +184,7 @@ impl<'a> Walk<'_, 'a> {
                 }
                 Ok(())
             }
-            Some(b'-' | b'0'..=b'9') => {
-                let here = self.trie.node(node);
-                if let Some(path) = here.path {
-                    let rest = self.lex.bytes.get(self.lex.pos..).unwrap_or_default();
-                    // Most numbers at a `numeric` path are far from every
-                    // range: their leading digits tell.
-                    if here.has_number_ranges()
-                        && let Some((len, low, high)) = crate::number::lex_rough(rest)
-                        && here.rejects_numbers_between(low, high)
-                    {
-                        self.lex.pos += len;
-                        self.leaves.mark(path);
-                        return Ok(());
-                    }
-                    if let Some((len, decimal)) = crate::number::lex_decimal(rest) {
-                        if here.rejects_number(decimal.rough_key()) {
-                            self.lex.pos += len;
-                            self.leaves.mark(path);
-                            return Ok(());
-                        }
-                        if let Some(key) = decimal.key() {
-                            self.lex.pos += len;
-                            self.record(node, Scalar::Number(key, Num::Text(&rest[..len])));
-                            return Ok(());
-                        }
-                    }
-                }
-                let (start, end) = self.lex.number()?;
-                if self.wanted(node) {
-                    let number = number(&self.lex, start, end)?;
-                    self.record(node, number);
-                }
-                Ok(())
-            }
+            Some(b'-' | b'0'..=b'9') => self.number_at(node),
             Some(b't') => {
                 self.lex.literal(b"true")?;
                 self.record(node, Scalar::Bool(true));
@@ -215,6 +201,199 @@ impl<'a> Walk<'_, 'a> {
                 Ok(())
             }
             _ => Err(self.lex.error("a value", "expected value")),
+        }
+    }
+
+    /// A number (its first byte next) at trie `node`.
+    #[inline]
+    fn number_at(&mut self, node: usize) -> Result<(), EventError> {
+        let here = self.trie.node(node);
+        if let Some(path) = here.path {
+            let rest = self.lex.bytes.get(self.lex.pos..).unwrap_or_default();
+            // Most numbers at a `numeric` path are far from every
+            // range: their leading digits tell.
+            if here.has_number_ranges()
+                && let Some((len, low, high)) = crate::number::lex_rough(rest)
+                && here.rejects_numbers_between(low, high)
+            {
+                self.lex.pos += len;
+                self.leaves.mark(path);
+                return Ok(());
+            }
+            if let Some((len, decimal)) = crate::number::lex_decimal(rest) {
+                if here.rejects_number(decimal.rough_key()) {
+                    self.lex.pos += len;
+                    self.leaves.mark(path);
+                    return Ok(());
+                }
+                if let Some(key) = decimal.key() {
+                    self.lex.pos += len;
+                    self.record(node, Scalar::Number(key, Num::Text(&rest[..len])));
+                    return Ok(());
+                }
+            }
+        }
+        let (start, end) = self.lex.number()?;
+        if self.wanted(node) {
+            let number = number(&self.lex, start, end)?;
+            self.record(node, number);
+        }
+        Ok(())
+    }
+
+    /// An array (the `[` next, nesting at `depth`) at trie `node`, a path
+    /// with no children whose tests take numbers by key ranges, read with
+    /// the [`Classifier`]'s bit masks: `Ok(false)` (nothing read) unless the
+    /// whole array is compact brackets, commas and numbers (`[[-122.5,37.7]]`;
+    /// anything else, blanks included, is left to [`Walk::array`]).
+    ///
+    /// Where each number starts and ends comes from the masks, so reading one
+    /// number does not wait for the one before. Everything else is as in
+    /// [`Walk::array`]: the same array ids and trails, numbers read by
+    /// [`Walk::number_at`], and the same errors for malformed JSON.
+    fn numbers(
+        &mut self,
+        node: usize,
+        depth: usize,
+        classifier: Classifier,
+    ) -> Result<bool, EventError> {
+        let bytes = self.lex.bytes;
+        let start = self.lex.pos;
+        // First pass: where the array ends, and whether it holds only
+        // brackets, commas and number bytes up to there.
+        let mut at = start;
+        let mut level: usize = 0;
+        // The first blocks, kept for the second pass.
+        let mut kept = [Block::default(); KEPT_BLOCKS];
+        let mut index = 0;
+        loop {
+            let block = classifier.block(bytes, at);
+            if let Some(slot) = kept.get_mut(index) {
+                *slot = block;
+            }
+            index += 1;
+            let (open, close) = (block.open, block.close);
+            if depth + level + open.count_ones() as usize >= MAX_NAMED_DEPTH {
+                return Ok(false);
+            }
+            let mut end = None;
+            if (close.count_ones() as usize) < level {
+                level = level + open.count_ones() as usize - close.count_ones() as usize;
+            } else {
+                let mut marks = open | close;
+                while marks != 0 {
+                    let i = marks.trailing_zeros();
+                    if open >> i & 1 == 1 {
+                        level += 1;
+                    } else {
+                        level -= 1;
+                        if level == 0 {
+                            end = Some(i);
+                            break;
+                        }
+                    }
+                    marks &= marks - 1;
+                }
+            }
+            let before_end = end.map_or(u64::MAX, |i| (1u64 << i) - 1);
+            if block.other & before_end != 0 {
+                return Ok(false);
+            }
+            if end.is_some() {
+                break;
+            }
+            at += 64;
+        }
+        // Second pass: each delimiter in order, and the number between two.
+        self.enter(depth)?;
+        let id = self.leaves.array_id();
+        self.trail.push((id, 0));
+        let (mut prev, mut prev_byte, mut level) = (start, b'[', 1usize);
+        let mut at = start;
+        let mut before = Block::default();
+        let mut index = 0;
+        loop {
+            let block = match kept.get(index) {
+                Some(&block) => block,
+                None => classifier.block(bytes, at),
+            };
+            index += 1;
+            let mut delimiters = block.open | block.close | block.comma;
+            if at == start {
+                delimiters &= !1;
+            }
+            while delimiters != 0 {
+                let d = at + delimiters.trailing_zeros() as usize;
+                let byte = bytes[d];
+                if d > prev + 1 {
+                    // A number between `prev` and `d`.
+                    if prev_byte == b']' {
+                        return Err(self.lex.error_at(prev + 1, "expected `,` or `]`"));
+                    }
+                    if byte == b'[' {
+                        return Err(self.lex.error_at(d, "expected `,` or `]`"));
+                    }
+                    let here = self.trie.node(node);
+                    match far_number(bytes, prev + 1, d, at, &before, &block) {
+                        Some((word, digits, negative))
+                            if here.far_integer_part(word, digits, negative)
+                                || crate::number::rough_known(
+                                    bytes,
+                                    prev + 1 + usize::from(negative),
+                                    digits,
+                                    d,
+                                    negative,
+                                )
+                                .is_some_and(|(low, high)| {
+                                    here.rejects_numbers_between(low, high)
+                                }) =>
+                        {
+                            if let Some(path) = here.path {
+                                self.leaves.mark(path);
+                            }
+                        }
+                        _ => {
+                            self.lex.pos = prev + 1;
+                            self.number_at(node)?;
+                            if self.lex.pos != d {
+                                return Err(self.lex.error_at(self.lex.pos, "expected `,` or `]`"));
+                            }
+                        }
+                    }
+                } else {
+                    match (prev_byte, byte) {
+                        (b'[' | b',', b'[') | (b'[', b']') | (b']', b',' | b']') => {}
+                        (b']', _) => return Err(self.lex.error_at(d, "expected `,` or `]`")),
+                        _ => return Err(self.lex.error_at(d, "expected value")),
+                    }
+                }
+                match byte {
+                    b'[' => {
+                        level += 1;
+                        self.lex.pos = d;
+                        self.enter(depth + level - 1)?;
+                        let id = self.leaves.array_id();
+                        self.trail.push((id, 0));
+                    }
+                    b',' => {
+                        if let Some(last) = self.trail.last_mut() {
+                            last.1 = last.1.saturating_add(1);
+                        }
+                    }
+                    _ => {
+                        self.trail.pop();
+                        level -= 1;
+                        if level == 0 {
+                            self.lex.pos = d + 1;
+                            return Ok(true);
+                        }
+                    }
+                }
+                (prev, prev_byte) = (d, byte);
+                delimiters &= delimiters - 1;
+            }
+            before = block;
+            at += 64;
         }
     }
 
@@ -316,6 +495,55 @@ impl<'a> Walk<'_, 'a> {
     }
 }
 
+/// For the number in `bytes[start..end]`, between two delimiters found in
+/// the blocks `before` (at `at - 64`) and `block` (at `at`): when it is a
+/// well-formed JSON number of at most 32 bytes, its integer part (`-122`
+/// of `-122.5`): the 8 bytes where its digits start (little-endian), how
+/// many digits, and whether it is negative. `None` otherwise (then [`Walk::number_at`] reads it, or reports
+/// what is wrong).
+#[inline]
+fn far_number(
+    bytes: &[u8],
+    start: usize,
+    end: usize,
+    at: usize,
+    before: &Block,
+    block: &Block,
+) -> Option<(u64, usize, bool)> {
+    let len = end - start;
+    // The token's bits in the 128 bits of both blocks.
+    let offset = (start + 64).checked_sub(at)?;
+    if len > 32 || offset + len > 128 {
+        return None;
+    }
+    let bits = |low: u64, high: u64| {
+        let window = u128::from(low) | u128::from(high) << 64;
+        (window >> offset) as u64 & ((1u64 << len) - 1)
+    };
+    let (minus, dot) = (bits(before.minus, block.minus), bits(before.dot, block.dot));
+    // `-` only first; at most one `.`, with digits on both sides.
+    let sign = usize::from(minus & 1 == 1);
+    if minus >> 1 != 0 || dot.count_ones() > 1 {
+        return None;
+    }
+    let integer_end = if dot == 0 {
+        len
+    } else {
+        let at = dot.trailing_zeros() as usize;
+        if at + 1 == len {
+            return None;
+        }
+        at
+    };
+    let digits = integer_end.checked_sub(sign).filter(|&n| n > 0)?;
+    // No leading zero (`01`).
+    if digits > 1 && bytes.get(start + sign) == Some(&b'0') {
+        return None;
+    }
+    let word = crate::lex::word_at(bytes, start + sign)?;
+    Some((word, digits, sign == 1))
+}
+
 /// A string body without escapes, checked as UTF-8.
 fn utf8<'a>(lex: &Lexer<'a>, start: usize, end: usize) -> Result<&'a str, EventError> {
     std::str::from_utf8(&lex.bytes[start..end])
@@ -395,6 +623,81 @@ mod tests {
         assert_eq!(
             got.unwrap(),
             vec![Scalar::String("one".into()), Scalar::String("two".into())]
+        );
+    }
+
+    #[test]
+    fn compact_number_arrays_read_by_masks_agree_with_strict_reading() {
+        // `Walk::numbers` reads these (lazy mode, where the CPU has SIMD);
+        // strict mode reads them value by value.
+        let pattern = r#"{"c": [{"numeric": [">=", -122.5, "<", -122.496]}, {"numeric": ["=", 5]}],
+            "d": {"e": [{"numeric": ["<", 0]}]}}"#;
+        let pattern = Pattern::parse_with(pattern, crate::Dialect::EventBridge).unwrap();
+        let matcher = crate::Matcher::new([(0, pattern)]);
+        let pieces: [&str; 16] = [
+            "[",
+            "]",
+            ",",
+            "-",
+            ".",
+            "0",
+            "1",
+            "5",
+            "-122.5",
+            "-122.4999",
+            "37.25",
+            "-0.5",
+            "1e5",
+            " ",
+            "00",
+            "\"x\"",
+        ];
+        let mut state: u64 = 3;
+        let mut next = move || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1);
+            (state >> 33) as usize
+        };
+        let (mut ok, mut failed, mut hits) = (0, 0, 0);
+        for round in 0..30_000 {
+            let mut array = String::from("[");
+            for _ in 0..next() % 24 {
+                // Mostly well-formed: a number, a comma, or a nested array.
+                match next() % 16 {
+                    0 => array.push_str(pieces[next() % pieces.len()]),
+                    8..=11 => array.push_str("[-122.4985,37.1,0.0],"),
+                    1 | 2 => array.push_str("[-122.4985,37.1,0.0],"),
+                    3 => array.push_str("-122.49712345678901,"),
+                    4 => array.push_str(&format!("{}.{},", next() % 400, next())),
+                    5 => array.push_str(&format!("-{}", next() % 130)),
+                    _ => array.push(','),
+                }
+            }
+            if round % 4 != 3 {
+                array = array.trim_end_matches(',').to_owned();
+                array.push(']');
+            }
+            let event = if round % 3 == 0 {
+                format!(r#"{{"d":{{"e":{array},"e":1}},"c":{array},"c":1}}"#)
+            } else {
+                // A later `"c"` keeps the lazy walk from stopping early.
+                format!(r#"{{"c":{array},"c":1}}"#)
+            };
+            let lazy = matcher.matches(event.as_bytes());
+            let strict = matcher.matches_strict(event.as_bytes());
+            assert_eq!(lazy.is_ok(), strict.is_ok(), "{event}: {lazy:?} {strict:?}");
+            if let (Ok(lazy), Ok(strict)) = (lazy, strict) {
+                assert_eq!(lazy, strict, "{event}");
+                ok += 1;
+                hits += lazy.len();
+            } else {
+                failed += 1;
+            }
+        }
+        assert!(
+            ok > 2000 && failed > 2000 && hits > 300,
+            "{ok} {failed} {hits}"
         );
     }
 

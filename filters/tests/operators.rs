@@ -365,6 +365,11 @@ fn numbers_near_numeric_bounds_agree_between_bytes_and_values() {
         let strictly = !m.matches_strict(event.as_bytes()).unwrap().is_empty();
         assert_eq!(by_bytes, by_value, "{text}");
         assert_eq!(strictly, by_value, "{text}");
+        // Compact, as the router writes events: read by the numeric-array
+        // fast path where the CPU has SIMD.
+        let compact = format!(r#"{{"c":[[{text},37.1,0.0]],"d":1}}"#);
+        let by_compact = !m.matches(compact.as_bytes()).unwrap().is_empty();
+        assert_eq!(by_compact, by_value, "{text}");
     }
     // The documented key rounding: just below the bound has the bound's key.
     let hit = |text: &str| {
