@@ -37,10 +37,10 @@ impl Classifier {
     #[inline]
     pub(crate) fn new() -> Option<Self> {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            return Some(Self(()));
-        }
-        None
+        let avx2 = std::arch::is_x86_feature_detected!("avx2");
+        #[cfg(not(target_arch = "x86_64"))]
+        let avx2 = false;
+        avx2.then_some(Self(()))
     }
 
     /// The classes of the 64 bytes at `at`; bytes past the end count as `other`.
