@@ -67,6 +67,8 @@ pub(crate) struct Inner {
     pub tables: RwLock<BTreeMap<String, Arc<TableMeta>>>,
     /// The write lock and the counters it protects.
     pub write: Mutex<WriteState>,
+    /// Where each table's expiry index is known empty below (see `lag.rs`).
+    pub swept_floors: crate::lag::SweptFloors,
 }
 
 /// Counters allocated under the write lock.
@@ -162,6 +164,7 @@ impl Engine {
                     next_table_id: max_id.max(recovered.max_table_id).saturating_add(1),
                     open_shards: recovered.open_shards,
                 }),
+                swept_floors: crate::lag::SweptFloors::default(),
             }),
         })
     }
@@ -280,6 +283,7 @@ impl Engine {
                 return Ok(());
             }
         }
+        self.inner.swept_floors.forget(meta.id);
         self.clear_expiry_index(meta.id)?;
         if spec.enabled {
             self.index_existing_items(&meta, &spec)?;

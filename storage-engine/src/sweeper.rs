@@ -163,13 +163,18 @@ impl Engine {
         let mut deleted = 0u64;
         // Resume after the last entry examined: entries before it were removed,
         // and rescanning their tombstones would make a pass quadratic.
-        let mut from = Bound::Included(expiry_bound(meta.id, low));
-        let to = Bound::Excluded(expiry_bound(meta.id, high));
+        let window_start = expiry_bound(meta.id, low);
+        let window_end = expiry_bound(meta.id, high);
+        let mut from = Bound::Included(window_start.clone());
+        let to = Bound::Excluded(window_end.clone());
         loop {
             let remaining = budget.map_or(chunk, |b| b.saturating_sub(deleted as usize));
             if remaining == 0 {
                 return Ok(deleted);
             }
+            // Scanned under the write lock, so no write can add an entry
+            // between the scan and the deletions (see `SweptFloors`).
+            let mut state = self.lock_writes();
             let mut candidates = Vec::new();
             for guard in store
                 .expiry
@@ -178,11 +183,21 @@ impl Engine {
             {
                 candidates.push(guard.key()?);
             }
+            let (scan_from, from_window_start) = match &from {
+                Bound::Excluded(k) => (k.clone(), false),
+                _ => (window_start.clone(), true),
+            };
             let Some(last) = candidates.last() else {
+                self.inner.swept_floors.swept(
+                    meta.id,
+                    &scan_from,
+                    from_window_start,
+                    None,
+                    &window_end,
+                );
                 return Ok(deleted);
             };
             from = Bound::Excluded(last.to_vec());
-            let mut state = self.lock_writes();
             let batch_millis = self.inner.clock.now_millis();
             // Re-read the setting under the lock: TTL may have been disabled.
             let Some(current) = self.table_meta(&meta.definition.table_name) else {
@@ -228,6 +243,15 @@ impl Engine {
             batch.commit()?;
             let allocated = seq.finish();
             state.apply(allocated);
+            if let Bound::Excluded(last) = &from {
+                self.inner.swept_floors.swept(
+                    meta.id,
+                    &scan_from,
+                    from_window_start,
+                    Some(last),
+                    &window_end,
+                );
+            }
             drop(state);
             deleted += deleted_here;
         }

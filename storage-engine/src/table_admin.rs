@@ -35,6 +35,7 @@ impl Engine {
         })?;
         let store = &self.inner.store;
         let prefix = meta.id.to_be_bytes();
+        self.inner.swept_floors.forget(meta.id);
         for keyspace in [&store.items, &store.expiry, &store.indexes] {
             self.remove_prefix(keyspace, &prefix)?;
         }

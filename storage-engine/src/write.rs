@@ -318,11 +318,9 @@ impl Engine {
             batch.remove(&store.expiry, expiry_key(meta.id, secs, pk));
         }
         if let Some(secs) = new_exp {
-            batch.insert(
-                &store.expiry,
-                expiry_key(meta.id, secs, pk),
-                Vec::<u8>::new(),
-            );
+            let key = expiry_key(meta.id, secs, pk);
+            self.inner.swept_floors.lower(meta.id, &key);
+            batch.insert(&store.expiry, key, Vec::<u8>::new());
         }
         crate::index::stage(store, batch, meta, pk, old, new)?;
         if let (Some(view), Some(any)) = (meta.definition.stream_view_type, new.or(old)) {

@@ -75,3 +75,76 @@ fn lag_is_the_age_of_the_oldest_unswept_expiry_and_zero_after_a_sweep() {
     assert_eq!(engine.sweeper_lag_millis("Sessions").expect("lag"), 0);
     assert!(engine.sweeper_lag_millis("missing").is_err());
 }
+
+#[test]
+fn lag_sees_items_written_behind_the_sweeper_after_a_pass() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let clock = Arc::new(ManualClock::new(1_000_000_000_000));
+    let engine = Engine::open(
+        dir.path(),
+        EngineOptions {
+            clock: clock.clone(),
+            ..Default::default()
+        },
+    )
+    .expect("open");
+    engine
+        .create_table(TableDefinition::new(
+            "Sessions",
+            "id",
+            ScalarAttributeType::S,
+        ))
+        .expect("table");
+    engine
+        .update_time_to_live("Sessions", TimeToLiveSpecification::enabled("ttl"))
+        .expect("ttl");
+    for i in 0..50 {
+        engine
+            .put_item("Sessions", item(&format!("m{i:02}"), 1_000_000_020))
+            .expect("put");
+    }
+    clock.advance(Duration::from_secs(60));
+    assert_eq!(engine.sweep_now().expect("sweep").deleted, 50);
+    assert_eq!(engine.sweeper_lag_millis("Sessions").expect("lag"), 0);
+    // Written after the pass, expiring in the seconds it swept and before
+    // them, at keys below and above the ones it deleted.
+    engine
+        .put_item("Sessions", item("z", 1_000_000_020))
+        .expect("put");
+    assert_eq!(
+        engine.sweeper_lag_millis("Sessions").expect("lag"),
+        40_000,
+        "an item of the swept second"
+    );
+    engine
+        .put_item("Sessions", item("a", 1_000_000_005))
+        .expect("put");
+    assert_eq!(
+        engine.sweeper_lag_millis("Sessions").expect("lag"),
+        55_000,
+        "an item older than everything swept"
+    );
+    assert_eq!(engine.sweep_now().expect("sweep").deleted, 2);
+    assert_eq!(engine.sweeper_lag_millis("Sessions").expect("lag"), 0);
+    // Disabling and enabling TTL rebuilds the index: the lag starts over.
+    engine
+        .put_item("Sessions", item("b", 1_000_000_001))
+        .expect("put");
+    engine
+        .update_time_to_live(
+            "Sessions",
+            TimeToLiveSpecification {
+                attribute_name: "ttl".into(),
+                enabled: false,
+            },
+        )
+        .expect("ttl off");
+    engine
+        .update_time_to_live("Sessions", TimeToLiveSpecification::enabled("ttl"))
+        .expect("ttl on");
+    assert_eq!(
+        engine.sweeper_lag_millis("Sessions").expect("lag"),
+        59_000,
+        "an item indexed again when TTL was enabled"
+    );
+}
