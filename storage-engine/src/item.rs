@@ -188,7 +188,7 @@ fn decimal_size(d: &Decimal) -> u64 {
     1 + (d.digits.len() as u64).div_ceil(2)
 }
 
-fn number_size(n: &str) -> u64 {
+pub(crate) fn number_size(n: &str) -> u64 {
     let digits = Decimal::parse(n).map_or(n.len(), |d| d.digits.len()) as u64;
     1 + digits.div_ceil(2)
 }

@@ -266,6 +266,20 @@ pub(crate) fn decode_record(bytes: &[u8]) -> Result<ChangeRecord, StorageError> 
     decode_json(STREAM, "change record", bytes)
 }
 
+/// A stored change record, checked, for reading in place; one kept in the
+/// older JSON encoding is decoded and encoded again.
+///
+/// # Errors
+///
+/// [`StorageError::Corrupt`] naming the keyspace.
+pub(crate) fn stored_record(bytes: fjall::Slice) -> Result<crate::StoredRecord, StorageError> {
+    if crate::codec::is_binary(&bytes) {
+        return crate::StoredRecord::parse(bytes).map_err(|m| corrupt(STREAM, "change record", m));
+    }
+    let record: ChangeRecord = decode_json(STREAM, "change record", &bytes)?;
+    Ok(crate::StoredRecord::from_change(&record))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,6 +12,10 @@ use crate::table::StreamViewType;
 use serde_dynamo::{AttributeValue, Item};
 use std::collections::HashMap;
 
+mod view;
+pub(crate) use view::is_binary;
+pub use view::{ItemView, ListView, StoredRecord, ValueView};
+
 /// First byte of a binary value (JSON values start with `{`).
 pub(crate) const BINARY_TAG: u8 = 0x01;
 

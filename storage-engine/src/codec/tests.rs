@@ -128,3 +128,95 @@ fn partial_decode_builds_only_the_wanted_attributes() {
         assert!(decode_attributes(&bytes[..cut], &["absent"]).is_err());
     }
 }
+
+/// The item a view shows, built back into an `Item` (test only).
+fn view_item(view: ItemView<'_>) -> Item {
+    fn value(v: ValueView<'_>) -> AttributeValue {
+        match v {
+            ValueView::S(s) => AttributeValue::S(s.into()),
+            ValueView::N(s) => AttributeValue::N(s.into()),
+            ValueView::B(b) => AttributeValue::B(b.to_vec()),
+            ValueView::Bool(b) => AttributeValue::Bool(b),
+            ValueView::Null(b) => AttributeValue::Null(b),
+            ValueView::M(m) => AttributeValue::M(view_item(m).into_inner()),
+            ValueView::L(l) => AttributeValue::L(l.values().map(value).collect()),
+            ValueView::Ss(l) => AttributeValue::Ss(l.strs().map(String::from).collect()),
+            ValueView::Ns(l) => AttributeValue::Ns(l.strs().map(String::from).collect()),
+            ValueView::Bs(l) => AttributeValue::Bs(l.bytes().map(<[u8]>::to_vec).collect()),
+        }
+    }
+    let item: HashMap<String, AttributeValue> = view
+        .iter()
+        .map(|(name, v)| (name.to_string(), value(v)))
+        .collect();
+    assert_eq!(item.len(), view.len());
+    item.into()
+}
+
+#[test]
+fn stored_records_show_what_decoding_builds() {
+    let item = sample();
+    let key = ("s".to_string(), AttributeValue::S("a\0b".into()));
+    for identity in [
+        None,
+        Some(UserIdentity::dynamodb_ttl()),
+        Some(UserIdentity {
+            r#type: "User".into(),
+            principal_id: "me".into(),
+        }),
+    ] {
+        let new = encode_item(&item);
+        let bytes = encode_record(&RecordParts {
+            table_name: "Tä",
+            sequence_number: SequenceNumber(7),
+            event_name: EventName::Remove,
+            now_millis: -5,
+            view: StreamViewType::NewAndOldImages,
+            keys: &[(&key.0, &key.1)],
+            new_image: identity.is_none().then(|| &new[1..]),
+            old_image: new.get(1..),
+            user_identity: identity.as_ref(),
+        });
+        let decoded = decode_record(&bytes).unwrap_or_else(|e| panic!("{e}"));
+        let stored =
+            StoredRecord::parse(fjall::Slice::from(&bytes[..])).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(stored.decode(), Ok(decoded.clone()));
+        assert_eq!(stored.table_name(), "Tä");
+        assert_eq!(stored.event_id(), decoded.event_id);
+        assert_eq!(stored.size_bytes(), decoded.size_bytes);
+        assert_eq!(stored.is_ttl_delete(), decoded.is_ttl_delete());
+        assert_eq!(
+            stored.user_identity(),
+            decoded
+                .user_identity
+                .as_ref()
+                .map(|i| (i.r#type.as_str(), i.principal_id.as_str()))
+        );
+        assert_eq!(view_item(stored.keys()), decoded.keys);
+        assert_eq!(stored.new_image().map(view_item), decoded.new_image);
+        assert_eq!(stored.old_image().map(view_item), decoded.old_image);
+        // The stored form of the decoded record reads the same.
+        let again = StoredRecord::from_change(&decoded);
+        assert_eq!(again.decode(), Ok(decoded));
+        for cut in 0..bytes.len() {
+            assert!(
+                StoredRecord::parse(fjall::Slice::from(&bytes[..cut])).is_err(),
+                "prefix {cut} accepted"
+            );
+        }
+    }
+    let mut bad_utf8 = encode_record(&RecordParts {
+        table_name: "T",
+        sequence_number: SequenceNumber(1),
+        event_name: EventName::Insert,
+        now_millis: 0,
+        view: StreamViewType::KeysOnly,
+        keys: &[(&key.0, &key.1)],
+        new_image: None,
+        old_image: None,
+        user_identity: None,
+    });
+    let at = bad_utf8.len() - 1;
+    bad_utf8[at] = 0xFF;
+    assert!(StoredRecord::parse(fjall::Slice::from(&bad_utf8[..])).is_err());
+}

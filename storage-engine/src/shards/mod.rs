@@ -195,11 +195,12 @@ pub struct StreamDescription {
     pub shards: Vec<Shard>,
 }
 
-/// What [`Engine::get_records`] returns.
+/// What [`Engine::get_records`] (records `R` = [`ChangeRecord`]) and
+/// [`Engine::get_stored_records`] (`R` = [`crate::StoredRecord`]) return.
 #[derive(Clone, Debug, PartialEq)]
-pub struct GetRecordsOutput {
+pub struct GetRecordsOutput<R = ChangeRecord> {
     /// Records in sequence order.
-    pub records: Vec<ChangeRecord>,
+    pub records: Vec<R>,
     /// Where the next read of this shard starts; `None` when the shard is
     /// closed and every record it holds has been returned (GetRecords'
     /// `NextShardIterator` null: go on with its child).

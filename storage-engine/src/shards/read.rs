@@ -9,9 +9,11 @@ use super::{
     GetRecordsOutput, MAX_GET_RECORDS, MAX_GET_RECORDS_BYTES, SequenceNumberRange, Shard,
     StreamDescription, StreamStatus, StreamSummary,
 };
+use crate::codec::StoredRecord;
 use crate::engine::Engine;
+use crate::error::StorageError;
 use crate::error::StreamError;
-use crate::storage::{decode_record, stream_key};
+use crate::storage::{decode_record, stored_record, stream_key};
 use crate::stream::{SequenceNumber, StreamPosition};
 use fjall::{Readable, Snapshot};
 
@@ -168,6 +170,42 @@ impl Engine {
         position: StreamPosition,
         limit: usize,
     ) -> Result<GetRecordsOutput, StreamError> {
+        self.read_shard(stream_arn, shard_id, position, limit, |bytes| {
+            let record = decode_record(&bytes)?;
+            Ok((record.size_bytes, record.sequence_number, record))
+        })
+    }
+
+    /// [`Engine::get_records`] with each record as stored
+    /// ([`StoredRecord`]: checked, not decoded), for readers that turn records
+    /// into their own bytes. Same limits, positions and errors.
+    ///
+    /// # Errors
+    ///
+    /// As [`Engine::get_records`].
+    pub fn get_stored_records(
+        &self,
+        stream_arn: &str,
+        shard_id: &str,
+        position: StreamPosition,
+        limit: usize,
+    ) -> Result<GetRecordsOutput<StoredRecord>, StreamError> {
+        self.read_shard(stream_arn, shard_id, position, limit, |bytes| {
+            let record = stored_record(bytes)?;
+            Ok((record.size_bytes(), record.sequence_number(), record))
+        })
+    }
+
+    /// The one GetRecords read: `read` turns a stored value into a record
+    /// and says its `SizeBytes` and `SequenceNumber`.
+    fn read_shard<R>(
+        &self,
+        stream_arn: &str,
+        shard_id: &str,
+        position: StreamPosition,
+        limit: usize,
+        read: impl Fn(fjall::Slice) -> Result<(u64, SequenceNumber, R), StorageError>,
+    ) -> Result<GetRecordsOutput<R>, StreamError> {
         let position = match position {
             StreamPosition::Latest => self.shard_iterator(stream_arn, shard_id, position)?,
             other => other,
@@ -184,26 +222,28 @@ impl Engine {
         };
         let closed = shard.entry.ending.is_some();
         let mut records = Vec::new();
+        let mut last_read = None;
         if from <= last {
             let id = found.stream.table_id;
             let lo = stream_key(id, SequenceNumber(from));
             let hi = stream_key(id, SequenceNumber(last));
             let mut bytes = 0u64;
             for guard in snapshot.range(&self.inner.store.stream, lo..=hi) {
-                let record = decode_record(&guard.value()?)?;
-                bytes = bytes.saturating_add(record.size_bytes);
+                let (size, sequence_number, record) = read(guard.value()?)?;
+                bytes = bytes.saturating_add(size);
                 if !records.is_empty() && bytes > MAX_GET_RECORDS_BYTES {
                     break;
                 }
                 records.push(record);
+                last_read = Some(sequence_number);
                 if records.len() >= limit.clamp(1, MAX_GET_RECORDS) {
                     break;
                 }
             }
         }
-        let next_position = match records.last() {
-            Some(r) if closed && r.sequence_number.0 >= last => None,
-            Some(r) => Some(StreamPosition::AfterSequenceNumber(r.sequence_number)),
+        let next_position = match last_read {
+            Some(s) if closed && s.0 >= last => None,
+            Some(s) => Some(StreamPosition::AfterSequenceNumber(s)),
             None if closed => None,
             None => Some(position),
         };

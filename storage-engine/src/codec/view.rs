@@ -1,0 +1,456 @@
+//! Change records read in place: [`StoredRecord`] checks a stored record once
+//! (lengths, UTF-8, nesting, as [`decode_record`] does) and then hands out its
+//! attributes as borrowed [`ValueView`]s, so a reader that turns records into
+//! its own bytes (the processor writes Lambda-shaped JSON) builds no `Item`
+//! (a `String` and a `HashMap` per attribute). Attributes come in stored order.
+
+use std::ops::Range;
+
+use super::{
+    B, BINARY_TAG, BOOL, BS, HAS_NEW, HAS_OLD, L, M, MAX_DEPTH, N, NS, NULL, OTHER_IDENTITY,
+    Reader, S, SS, TTL_IDENTITY, decode_record, put_map,
+};
+use crate::item::number_size;
+use crate::stream::{ChangeRecord, EventName, SequenceNumber, UserIdentity, event_id};
+use crate::table::StreamViewType;
+
+/// One change record as the stream keeps it, checked, read without decoding
+/// ([`crate::Engine::get_stored_records`]).
+#[derive(Clone, Debug)]
+pub struct StoredRecord {
+    bytes: fjall::Slice,
+    event_name: EventName,
+    view: StreamViewType,
+    created_millis: i64,
+    sequence_number: SequenceNumber,
+    table_name: Range<usize>,
+    keys: Range<usize>,
+    new_image: Option<Range<usize>>,
+    old_image: Option<Range<usize>>,
+    identity: Identity,
+    size_bytes: u64,
+}
+
+#[derive(Clone, Debug)]
+enum Identity {
+    None,
+    Ttl,
+    Other(Range<usize>, Range<usize>),
+}
+
+/// A map of attributes (an item, an image, a key, an `M` value), in stored order.
+#[derive(Clone, Copy, Debug)]
+pub struct ItemView<'a> {
+    /// The entries (and possibly more bytes after them).
+    bytes: &'a [u8],
+    len: usize,
+}
+
+/// The elements of an `L` value or of an `SS` / `NS` / `BS` set.
+#[derive(Clone, Copy, Debug)]
+pub struct ListView<'a> {
+    bytes: &'a [u8],
+    len: usize,
+}
+
+/// One attribute value, borrowed from the stored record (DynamoDB's data types:
+/// `S`, `N`, `B`, `BOOL`, `NULL`, `M`, `L`, `SS`, `NS`, `BS`).
+#[derive(Clone, Copy, Debug)]
+pub enum ValueView<'a> {
+    /// String.
+    S(&'a str),
+    /// Number, as its decimal text.
+    N(&'a str),
+    /// Binary, raw bytes.
+    B(&'a [u8]),
+    /// Boolean.
+    Bool(bool),
+    /// Null.
+    Null(bool),
+    /// Map.
+    M(ItemView<'a>),
+    /// List: [`ListView::values`].
+    L(ListView<'a>),
+    /// String set: [`ListView::strs`].
+    Ss(ListView<'a>),
+    /// Number set: [`ListView::strs`].
+    Ns(ListView<'a>),
+    /// Binary set: [`ListView::bytes`].
+    Bs(ListView<'a>),
+}
+
+impl StoredRecord {
+    /// Checks a stored binary record and notes where its parts are.
+    ///
+    /// # Errors
+    /// A message saying what is wrong with the bytes.
+    pub(crate) fn parse(bytes: fjall::Slice) -> Result<Self, String> {
+        let all: &[u8] = &bytes;
+        let mut r = Reader::start(all)?;
+        let at = |r: &Reader<'_>| all.len() - r.bytes.len();
+        let event_name = match r.byte()? {
+            0 => EventName::Insert,
+            1 => EventName::Modify,
+            2 => EventName::Remove,
+            t => return Err(format!("unknown event name {t}")),
+        };
+        let view = match r.byte()? {
+            0 => StreamViewType::KeysOnly,
+            1 => StreamViewType::NewImage,
+            2 => StreamViewType::OldImage,
+            3 => StreamViewType::NewAndOldImages,
+            t => return Err(format!("unknown view type {t}")),
+        };
+        let flags = r.byte()?;
+        let created_millis = r.u64()? as i64;
+        let sequence_number = SequenceNumber(r.u64()?);
+        let table_name = checked_str(&mut r, all.len())?;
+        let mut size_bytes = 0;
+        let mut map = |r: &mut Reader<'_>| -> Result<Range<usize>, String> {
+            let start = at(r);
+            size_bytes += check_map(r, 0)?;
+            Ok(start..at(r))
+        };
+        let keys = map(&mut r)?;
+        let new_image = (flags & HAS_NEW != 0).then(|| map(&mut r)).transpose()?;
+        let old_image = (flags & HAS_OLD != 0).then(|| map(&mut r)).transpose()?;
+        let identity = if flags & TTL_IDENTITY != 0 {
+            Identity::Ttl
+        } else if flags & OTHER_IDENTITY != 0 {
+            let r#type = checked_str(&mut r, all.len())?;
+            Identity::Other(r#type, checked_str(&mut r, all.len())?)
+        } else {
+            Identity::None
+        };
+        r.finish(())?;
+        Ok(Self {
+            bytes,
+            event_name,
+            view,
+            created_millis,
+            sequence_number,
+            table_name,
+            keys,
+            new_image,
+            old_image,
+            identity,
+            size_bytes,
+        })
+    }
+
+    /// The stored form of a decoded record (records kept in the older JSON
+    /// encoding are read through this, so every reader sees one shape).
+    pub fn from_change(change: &ChangeRecord) -> Self {
+        let keys: Vec<_> = change.keys.iter().collect();
+        let image = |item: &Option<crate::Item>| {
+            item.as_ref().map(|item| {
+                let mut out = Vec::new();
+                put_map(&mut out, item);
+                out
+            })
+        };
+        let (new_image, old_image) = (image(&change.new_image), image(&change.old_image));
+        let bytes = super::encode_record(&super::RecordParts {
+            table_name: &change.table_name,
+            sequence_number: change.sequence_number,
+            event_name: change.event_name,
+            now_millis: change.approximate_creation_date_time_millis,
+            view: change.stream_view_type,
+            keys: &keys,
+            new_image: new_image.as_deref(),
+            old_image: old_image.as_deref(),
+            user_identity: change.user_identity.as_ref(),
+        });
+        // Our own encoding of a valid record: parsing it cannot fail.
+        Self::parse(fjall::Slice::from(bytes.as_slice()))
+            .unwrap_or_else(|message| unreachable!("an encoded record does not parse: {message}"))
+    }
+
+    /// The owned record ([`crate::Engine::get_records`]' form).
+    ///
+    /// # Errors
+    /// A message saying what is wrong with the bytes (never: the record
+    /// was checked when it was read).
+    pub fn decode(&self) -> Result<ChangeRecord, String> {
+        decode_record(&self.bytes)
+    }
+
+    fn str(&self, range: &Range<usize>) -> &str {
+        self.bytes
+            .get(range.clone())
+            .and_then(|b| std::str::from_utf8(b).ok())
+            .unwrap_or_default()
+    }
+
+    fn map(&self, range: &Range<usize>) -> ItemView<'_> {
+        let mut r = Reader {
+            bytes: self.bytes.get(range.clone()).unwrap_or_default(),
+        };
+        let len = r.len().unwrap_or(0);
+        ItemView {
+            bytes: r.bytes,
+            len,
+        }
+    }
+
+    /// The table written.
+    pub fn table_name(&self) -> &str {
+        self.str(&self.table_name)
+    }
+
+    /// The record's `SequenceNumber`.
+    pub fn sequence_number(&self) -> SequenceNumber {
+        self.sequence_number
+    }
+
+    /// `eventID`: 32 lowercase hex characters, as [`ChangeRecord::event_id`].
+    pub fn event_id(&self) -> String {
+        event_id(self.table_name(), self.sequence_number)
+    }
+
+    /// INSERT, MODIFY or REMOVE.
+    pub fn event_name(&self) -> EventName {
+        self.event_name
+    }
+
+    /// Clock time of the write, epoch milliseconds.
+    pub fn approximate_creation_date_time_millis(&self) -> i64 {
+        self.created_millis
+    }
+
+    /// The table's view type when the record was written.
+    pub fn stream_view_type(&self) -> StreamViewType {
+        self.view
+    }
+
+    /// `SizeBytes`, as [`ChangeRecord::size_bytes`].
+    pub fn size_bytes(&self) -> u64 {
+        self.size_bytes
+    }
+
+    /// The key attributes.
+    pub fn keys(&self) -> ItemView<'_> {
+        self.map(&self.keys)
+    }
+
+    /// The item after the write, if the record carries it.
+    pub fn new_image(&self) -> Option<ItemView<'_>> {
+        self.new_image.as_ref().map(|r| self.map(r))
+    }
+
+    /// The item before the write, if the record carries it.
+    pub fn old_image(&self) -> Option<ItemView<'_>> {
+        self.old_image.as_ref().map(|r| self.map(r))
+    }
+
+    /// `userIdentity` (`type`, `principalId`): `Some` for TTL deletions only.
+    pub fn user_identity(&self) -> Option<(&str, &str)> {
+        match &self.identity {
+            Identity::None => None,
+            Identity::Ttl => {
+                let ttl = ("Service", "dynamodb.amazonaws.com");
+                debug_assert!(
+                    UserIdentity::dynamodb_ttl().r#type == ttl.0
+                        && UserIdentity::dynamodb_ttl().principal_id == ttl.1
+                );
+                Some(ttl)
+            }
+            Identity::Other(r#type, principal) => Some((self.str(r#type), self.str(principal))),
+        }
+    }
+
+    /// Whether this is a TTL deletion (REMOVE by the DynamoDB service), as
+    /// [`ChangeRecord::is_ttl_delete`].
+    pub fn is_ttl_delete(&self) -> bool {
+        self.event_name == EventName::Remove
+            && self
+                .user_identity()
+                .is_some_and(|(t, p)| t == "Service" && p == "dynamodb.amazonaws.com")
+    }
+}
+
+/// A length-prefixed UTF-8 string; returns where its bytes are in the
+/// record (`total`: the record's length).
+fn checked_str(r: &mut Reader<'_>, total: usize) -> Result<Range<usize>, String> {
+    let n = checked_text(r)?.len();
+    let end = total - r.bytes.len();
+    Ok(end - n..end)
+}
+
+/// A length-prefixed UTF-8 string.
+fn checked_text<'a>(r: &mut Reader<'a>) -> Result<&'a str, String> {
+    let n = r.len()?;
+    check_utf8(r.take(n)?)
+}
+
+fn check_utf8(b: &[u8]) -> Result<&str, String> {
+    std::str::from_utf8(b).map_err(|_| "invalid UTF-8".to_string())
+}
+
+/// Checks a map (count, then names and values) and returns its DynamoDB size
+/// at the top level ([`crate::item_size_bytes`]: names plus values).
+fn check_map(r: &mut Reader<'_>, depth: usize) -> Result<u64, String> {
+    let mut size = 0;
+    for _ in 0..r.len()? {
+        let n = r.len()?;
+        check_utf8(r.take(n)?)?;
+        size += n as u64 + check_value(r, depth)?;
+    }
+    Ok(size)
+}
+
+/// Checks one value; returns [`crate::value_size_bytes`] of it.
+fn check_value(r: &mut Reader<'_>, depth: usize) -> Result<u64, String> {
+    if depth > MAX_DEPTH {
+        return Err("nested too deeply".into());
+    }
+    let string = checked_text;
+    Ok(match r.byte()? {
+        S => string(r)?.len() as u64,
+        N => number_size(string(r)?),
+        B => {
+            let n = r.len()?;
+            r.take(n)?.len() as u64
+        }
+        BOOL | NULL => {
+            r.byte()?;
+            1
+        }
+        // 3 + per entry 1 + name + value, as value_size_bytes.
+        M => {
+            let mut size = 3;
+            for _ in 0..r.len()? {
+                let n = r.len()?;
+                check_utf8(r.take(n)?)?;
+                size += 1 + n as u64 + check_value(r, depth + 1)?;
+            }
+            size
+        }
+        L => {
+            let mut size = 3;
+            for _ in 0..r.len()? {
+                size += 1 + check_value(r, depth + 1)?;
+            }
+            size
+        }
+        SS => (0..r.len()?).try_fold(0, |s, _| Ok::<_, String>(s + string(r)?.len() as u64))?,
+        NS => (0..r.len()?).try_fold(0, |s, _| Ok::<_, String>(s + number_size(string(r)?)))?,
+        BS => (0..r.len()?).try_fold(0, |s, _| {
+            let n = r.len()?;
+            Ok::<_, String>(s + r.take(n)?.len() as u64)
+        })?,
+        t => return Err(format!("unknown value tag {t}")),
+    })
+}
+
+impl<'a> ItemView<'a> {
+    /// Number of attributes.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there are no attributes.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The attributes (name, value), in stored order.
+    pub fn iter(&self) -> impl Iterator<Item = (&'a str, ValueView<'a>)> + use<'a> {
+        let mut r = Reader { bytes: self.bytes };
+        (0..self.len).map_while(move |_| {
+            let n = r.len().ok()?;
+            let name = std::str::from_utf8(r.take(n).ok()?).ok()?;
+            Some((name, next_value(&mut r)?))
+        })
+    }
+}
+
+impl<'a> ListView<'a> {
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The elements of an `L` value.
+    pub fn values(&self) -> impl Iterator<Item = ValueView<'a>> + use<'a> {
+        let mut r = Reader { bytes: self.bytes };
+        (0..self.len).map_while(move |_| next_value(&mut r))
+    }
+
+    /// The elements of an `SS`, `NS` or `BS` set, as stored bytes.
+    pub fn bytes(&self) -> impl Iterator<Item = &'a [u8]> + use<'a> {
+        let mut r = Reader { bytes: self.bytes };
+        (0..self.len).map_while(move |_| {
+            let n = r.len().ok()?;
+            r.take(n).ok()
+        })
+    }
+
+    /// The elements of an `SS` or `NS` set.
+    pub fn strs(&self) -> impl Iterator<Item = &'a str> + use<'a> {
+        self.bytes().map_while(|b| std::str::from_utf8(b).ok())
+    }
+}
+
+/// Reads one value of a checked record and moves past it.
+fn next_value<'a>(r: &mut Reader<'a>) -> Option<ValueView<'a>> {
+    let tag = r.byte().ok()?;
+    let text = |r: &mut Reader<'a>| {
+        let n = r.len().ok()?;
+        std::str::from_utf8(r.take(n).ok()?).ok()
+    };
+    Some(match tag {
+        S => ValueView::S(text(r)?),
+        N => ValueView::N(text(r)?),
+        B => {
+            let n = r.len().ok()?;
+            ValueView::B(r.take(n).ok()?)
+        }
+        BOOL => ValueView::Bool(r.byte().ok()? != 0),
+        NULL => ValueView::Null(r.byte().ok()? != 0),
+        M | L | SS | NS | BS => {
+            let len = r.len().ok()?;
+            let bytes = r.bytes;
+            // Move past the elements: a length-checked walk, no allocation.
+            match tag {
+                M => {
+                    for _ in 0..len {
+                        let n = r.len().ok()?;
+                        r.take(n).ok()?;
+                        r.skip_value(1).ok()?;
+                    }
+                    ValueView::M(ItemView { bytes, len })
+                }
+                L => {
+                    for _ in 0..len {
+                        r.skip_value(1).ok()?;
+                    }
+                    ValueView::L(ListView { bytes, len })
+                }
+                _ => {
+                    for _ in 0..len {
+                        let n = r.len().ok()?;
+                        r.take(n).ok()?;
+                    }
+                    let list = ListView { bytes, len };
+                    match tag {
+                        SS => ValueView::Ss(list),
+                        NS => ValueView::Ns(list),
+                        _ => ValueView::Bs(list),
+                    }
+                }
+            }
+        }
+        _ => return None,
+    })
+}
+
+/// The bytes are the binary encoding (tag byte first).
+pub(crate) fn is_binary(bytes: &[u8]) -> bool {
+    bytes.first() == Some(&BINARY_TAG)
+}
