@@ -45,11 +45,28 @@ fn default_sweep_interval_millis() -> u64 {
 
 /// Reads one table's stream from an [`Engine`].
 pub struct EngineSource {
+    reader: ShardReader,
+    /// The next batch, being read on a blocking thread while the pipeline
+    /// routes and writes the last one.
+    read_ahead: Option<ReadAhead>,
+    _sweeper: Option<Sweeper>,
+}
+
+/// What a read needs; cloned into the read-ahead thread.
+#[derive(Clone)]
+struct ShardReader {
     engine: Engine,
     table: String,
     /// `awsRegion` of the records.
     region: String,
-    _sweeper: Option<Sweeper>,
+}
+
+/// A read started before the pipeline asked for it: used when the pipeline
+/// asks for exactly this read, else dropped.
+struct ReadAhead {
+    from: ReadFrom,
+    max_records: usize,
+    task: tokio::task::JoinHandle<Result<Vec<Record>, SourceError>>,
 }
 
 impl EngineSource {
@@ -80,10 +97,61 @@ impl EngineSource {
     /// Starts no sweeper.
     pub fn with_engine(engine: Engine, config: &EngineSourceConfig) -> Self {
         Self {
-            region: config.region.clone(),
-            table: config.table.clone(),
-            engine,
+            reader: ShardReader {
+                region: config.region.clone(),
+                table: config.table.clone(),
+                engine,
+            },
+            read_ahead: None,
             _sweeper: None,
+        }
+    }
+
+    /// [`ShardReader::read_now`], or the read-ahead of exactly this read;
+    /// after a full batch of a forward read (catching up), starts reading the
+    /// next batch on a blocking thread, so decoding the stream and writing
+    /// to sinks use two cores. At most one batch is read ahead (bounded
+    /// memory); what it read is used only if the pipeline asks for the same
+    /// position next, so the checkpoint protocol is unchanged.
+    async fn read_batch(
+        &mut self,
+        from: &ReadFrom,
+        max_records: usize,
+    ) -> Result<Vec<Record>, SourceError> {
+        let records = match self.read_ahead.take() {
+            Some(ahead) if ahead.from == *from && ahead.max_records == max_records => {
+                ahead.task.await.map_err(|join| SourceError::Record {
+                    table: self.reader.table.clone(),
+                    sequence_number: format!("{from:?}"),
+                    message: format!("read-ahead thread failed: {join}"),
+                })??
+            }
+            _ => self.reader.read_now(from, max_records)?,
+        };
+        if records.len() >= max_records
+            && !matches!(from, ReadFrom::Range { .. })
+            && let Some(last) = records.last()
+        {
+            let next = ReadFrom::After(last.sequence_number.clone());
+            let (reader, at) = (self.reader.clone(), next.clone());
+            self.read_ahead = Some(ReadAhead {
+                from: next,
+                max_records,
+                task: tokio::task::spawn_blocking(move || reader.read_now(&at, max_records)),
+            });
+        }
+        Ok(records)
+    }
+}
+
+impl ShardReader {
+    fn sweeper_lag_millis(&self) -> Vec<(String, u64)> {
+        match self.engine.sweeper_lag_millis(&self.table) {
+            Ok(lag) => vec![(self.table.clone(), lag)],
+            Err(error) => {
+                tracing::debug!(table = %self.table, %error, "sweeper lag unavailable");
+                Vec::new()
+            }
         }
     }
 
@@ -176,15 +244,16 @@ impl EngineSource {
                 }
                 let got = self
                     .engine
-                    .get_records(&arn, &shard.shard_id, position, want)
+                    .get_stored_records(&arn, &shard.shard_id, position, want)
                     .map_err(|e| self.stream_error(e))?;
                 let read = got.records.len();
-                for change in got.records {
-                    if until.is_some_and(|last| change.sequence_number > last) {
+                for stored in &got.records {
+                    let sequence_number = stored.sequence_number();
+                    if until.is_some_and(|last| sequence_number > last) {
                         return Ok(out);
                     }
-                    position = StreamPosition::AfterSequenceNumber(change.sequence_number);
-                    out.push(Record::from_change(change, &context)?);
+                    position = StreamPosition::AfterSequenceNumber(sequence_number);
+                    out.push(Record::from_stored(stored, &context)?);
                 }
                 match got.next_position {
                     // Closed and drained: go on with the child.
@@ -201,11 +270,11 @@ impl EngineSource {
 
 impl Source for EngineSource {
     fn id(&self) -> &str {
-        &self.table
+        &self.reader.table
     }
 
     fn tables(&self) -> Vec<String> {
-        vec![self.table.clone()]
+        vec![self.reader.table.clone()]
     }
 
     fn read<'a>(
@@ -213,36 +282,36 @@ impl Source for EngineSource {
         from: &'a ReadFrom,
         max_records: usize,
     ) -> BoxFuture<'a, Result<Vec<Record>, SourceError>> {
-        Box::pin(async move { self.read_now(from, max_records) })
+        Box::pin(async move { self.read_batch(from, max_records).await })
     }
 
     fn latest(&mut self) -> BoxFuture<'_, Result<Option<String>, SourceError>> {
         Box::pin(async move {
-            self.engine
-                .latest_sequence_number(&self.table)
+            self.reader
+                .engine
+                .latest_sequence_number(&self.reader.table)
                 .map(|latest| latest.map(|s| s.to_string()))
                 .map_err(|source| SourceError::Stream {
-                    table: self.table.clone(),
+                    table: self.reader.table.clone(),
                     source: Box::new(source),
                 })
         })
     }
 
     fn expired_backlog(&self) -> Option<u64> {
-        self.engine.expired_backlog(&self.table).ok()
+        self.reader.engine.expired_backlog(&self.reader.table).ok()
     }
 
     fn sweeper_lag_millis(&self) -> Vec<(String, u64)> {
-        match self.engine.sweeper_lag_millis(&self.table) {
-            Ok(lag) => vec![(self.table.clone(), lag)],
-            Err(error) => {
-                tracing::debug!(table = %self.table, %error, "sweeper lag unavailable");
-                Vec::new()
-            }
-        }
+        self.reader.sweeper_lag_millis()
+    }
+
+    fn sweeper_lag_job(&self) -> Option<super::SweeperLagJob> {
+        let reader = self.reader.clone();
+        Some(Box::new(move || reader.sweeper_lag_millis()))
     }
 
     fn clock(&self) -> std::sync::Arc<dyn ttlstream_engine::Clock> {
-        self.engine.clock()
+        self.reader.engine.clock()
     }
 }

@@ -1,0 +1,187 @@
+//! The Lambda record JSON written straight from the engine's stored record
+//! ([`StoredRecord`]): no `serde_dynamo` `Item` (a `String` and a `HashMap`
+//! per attribute) and no `EventRecord` in between. The bytes are those of
+//! serde_json serialising [`aws_lambda_events::event::dynamodb::EventRecord`]
+//! with its absent members left out (`record::tests` checks this on generated
+//! records): members in the library type's declaration order, attribute values
+//! in `serde_dynamo`'s DynamoDB JSON (`{"S":...}`, `B` / `BS` in standard
+//! base64 with padding), strings escaped by serde_json itself.
+
+use base64::Engine as _;
+use serde::Serializer as _;
+use ttlstream_engine::{ItemView, StoredRecord, StreamViewType, ValueView};
+
+use super::RecordContext;
+
+/// Appends the record's compact JSON (no newline) to `out`.
+///
+/// # Errors
+/// `ApproximateCreationDateTime out of range` when the record's time is not a
+/// valid date.
+/// `sequence_number`: the record's, as its decimal text.
+pub(super) fn write_record(
+    out: &mut Vec<u8>,
+    record: &StoredRecord,
+    sequence_number: &str,
+    context: &RecordContext,
+) -> Result<(), String> {
+    let millis = record.approximate_creation_date_time_millis();
+    // The library's float_unix_epoch writes `timestamp_millis() / 1000`.
+    chrono::DateTime::from_timestamp_millis(millis)
+        .ok_or_else(|| "ApproximateCreationDateTime out of range".to_string())?;
+    out.extend_from_slice(br#"{"awsRegion":"#);
+    string(out, &context.region);
+    out.extend_from_slice(br#","dynamodb":{"ApproximateCreationDateTime":"#);
+    integer(out, millis / 1000);
+    out.extend_from_slice(br#","Keys":"#);
+    item(out, record.keys());
+    if let Some(image) = record.new_image() {
+        out.extend_from_slice(br#","NewImage":"#);
+        item(out, image);
+    }
+    if let Some(image) = record.old_image() {
+        out.extend_from_slice(br#","OldImage":"#);
+        item(out, image);
+    }
+    out.extend_from_slice(br#","SequenceNumber":""#);
+    out.extend_from_slice(sequence_number.as_bytes());
+    out.extend_from_slice(br#"","SizeBytes":"#);
+    integer(out, i64::try_from(record.size_bytes()).unwrap_or(i64::MAX));
+    out.extend_from_slice(br#","StreamViewType":""#);
+    out.extend_from_slice(match record.stream_view_type() {
+        StreamViewType::KeysOnly => b"KEYS_ONLY",
+        StreamViewType::NewImage => b"NEW_IMAGE",
+        StreamViewType::OldImage => b"OLD_IMAGE",
+        StreamViewType::NewAndOldImages => b"NEW_AND_OLD_IMAGES",
+    });
+    out.extend_from_slice(br#""},"eventID":"#);
+    string(out, &record.event_id());
+    out.extend_from_slice(br#","eventName":"#);
+    string(out, record.event_name().as_str());
+    out.extend_from_slice(
+        br#","eventSource":"aws:dynamodb","eventVersion":"1.1","eventSourceARN":"#,
+    );
+    string(out, &context.event_source_arn);
+    if let Some((r#type, principal_id)) = record.user_identity() {
+        out.extend_from_slice(br#","userIdentity":{"type":"#);
+        string(out, r#type);
+        out.extend_from_slice(br#","principalId":"#);
+        string(out, principal_id);
+        out.push(b'}');
+    }
+    out.push(b'}');
+    Ok(())
+}
+
+/// A JSON string, escaped exactly as serde_json escapes it: control
+/// characters, quote and backslash; everything else as is. Strings with nothing to
+/// escape (nearly all) are copied whole.
+fn string(out: &mut Vec<u8>, s: &str) {
+    // No short-circuit: the loop vectorises.
+    let plain = s.bytes().fold(true, |plain, b| {
+        plain & (b >= 0x20) & (b != b'"') & (b != b'\\')
+    });
+    if plain {
+        out.reserve(s.len() + 2);
+        out.push(b'"');
+        out.extend_from_slice(s.as_bytes());
+        out.push(b'"');
+    } else {
+        // Writing into a Vec cannot fail.
+        let _ = (&mut serde_json::Serializer::new(out)).serialize_str(s);
+    }
+}
+
+fn integer(out: &mut Vec<u8>, n: i64) {
+    let _ = (&mut serde_json::Serializer::new(out)).serialize_i64(n);
+}
+
+fn item(out: &mut Vec<u8>, view: ItemView<'_>) {
+    out.push(b'{');
+    for (i, (name, v)) in view.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        string(out, name);
+        out.push(b':');
+        value(out, v);
+    }
+    out.push(b'}');
+}
+
+fn base64(out: &mut Vec<u8>, bytes: &[u8]) {
+    out.push(b'"');
+    let mut text = String::new();
+    base64::engine::general_purpose::STANDARD.encode_string(bytes, &mut text);
+    out.extend_from_slice(text.as_bytes());
+    out.push(b'"');
+}
+
+/// One attribute value in DynamoDB JSON, as `serde_dynamo::AttributeValue`
+/// serialises it.
+fn value(out: &mut Vec<u8>, v: ValueView<'_>) {
+    let list = |out: &mut Vec<u8>, tag: &[u8], items: &mut dyn Iterator<Item = &str>| {
+        out.extend_from_slice(tag);
+        for (i, s) in items.enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            string(out, s);
+        }
+        out.extend_from_slice(b"]}");
+    };
+    match v {
+        ValueView::S(s) => {
+            out.extend_from_slice(br#"{"S":"#);
+            string(out, s);
+            out.push(b'}');
+        }
+        ValueView::N(s) => {
+            out.extend_from_slice(br#"{"N":"#);
+            string(out, s);
+            out.push(b'}');
+        }
+        ValueView::B(b) => {
+            out.extend_from_slice(br#"{"B":"#);
+            base64(out, b);
+            out.push(b'}');
+        }
+        ValueView::Bool(b) => out.extend_from_slice(if b {
+            br#"{"BOOL":true}"#
+        } else {
+            br#"{"BOOL":false}"#
+        }),
+        ValueView::Null(b) => out.extend_from_slice(if b {
+            br#"{"NULL":true}"#
+        } else {
+            br#"{"NULL":false}"#
+        }),
+        ValueView::M(m) => {
+            out.extend_from_slice(br#"{"M":"#);
+            item(out, m);
+            out.push(b'}');
+        }
+        ValueView::L(l) => {
+            out.extend_from_slice(br#"{"L":["#);
+            for (i, v) in l.values().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                value(out, v);
+            }
+            out.extend_from_slice(b"]}");
+        }
+        ValueView::Ss(l) => list(out, br#"{"SS":["#, &mut l.strs()),
+        ValueView::Ns(l) => list(out, br#"{"NS":["#, &mut l.strs()),
+        ValueView::Bs(l) => {
+            out.extend_from_slice(br#"{"BS":["#);
+            for (i, b) in l.bytes().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                base64(out, b);
+            }
+            out.extend_from_slice(b"]}");
+        }
+    }
+}
