@@ -83,21 +83,21 @@ impl TrieNode {
 }
 
 impl TrieNode {
-    /// Whether a plain decimal number (`-?digits(.digits)?`) with integer
-    /// part `digits` long (at most 8 digits is the low end of `word`, little-endian),
-    /// negative or not, is outside every number range here, known from
-    /// its integer part alone: `false` when unknown.
+    /// Whether a plain decimal number (`-?digits(.digits)?`) whose integer
+    /// part has the value `integer` (`None`: more than 8 digits), negative
+    /// or not, is outside every number range here, known from its integer
+    /// part alone: `false` when unknown.
     #[inline]
-    pub(crate) fn far_integer_part(&self, word: u64, digits: usize, negative: bool) -> bool {
+    pub(crate) fn far_integer_part(&self, integer: Option<u64>, negative: bool) -> bool {
         let Some(spans) = &self.integer_spans else {
             return false;
         };
-        if digits > 8 {
-            // At least 1e8 away from 0, beyond every span.
+        // More than 8 digits: at least 1e8 away from 0, beyond every span.
+        let Some(magnitude) = integer else {
             return true;
-        }
+        };
         #[allow(clippy::cast_possible_wrap)]
-        let magnitude = number::integer(word, digits) as i64;
+        let magnitude = magnitude as i64;
         let integer = if negative { -magnitude } else { magnitude };
         !spans
             .iter()

@@ -150,15 +150,16 @@ pub(crate) fn integer(word: u64, count: usize) -> u64 {
 }
 
 /// The keys, computed as [`lex_rough`] gives them, of the bounds of a
-/// well-formed plain decimal number whose integer digits are
-/// `bytes[at..at + digits]` (at most 7), followed up to `end` by nothing or
-/// by `.` and fraction digits, read to eight significant digits: the number
-/// lies between the bounds. `None` for longer integer parts, or within 8
-/// bytes of the end of `bytes`.
+/// well-formed plain decimal number with integer part `int` of `digits`
+/// digits (at most 7), followed at `dot` up to `end` by nothing or by `.`
+/// and fraction digits, read to eight significant digits: the number lies
+/// between the bounds. `None` for longer integer parts, or within 8 bytes
+/// of the end of `bytes`.
 #[inline]
 pub(crate) fn rough_known(
     bytes: &[u8],
-    at: usize,
+    int: u64,
+    dot: usize,
     digits: usize,
     end: usize,
     negative: bool,
@@ -166,9 +167,8 @@ pub(crate) fn rough_known(
     if digits > 7 {
         return None;
     }
-    let int = integer(crate::lex::word_at(bytes, at)?, digits);
     let wanted = 8 - digits;
-    let fraction_at = at + digits + 1;
+    let fraction_at = dot + 1;
     let available = end.saturating_sub(fraction_at);
     let taken = available.min(wanted);
     let fraction = if taken == 0 {

@@ -263,13 +263,13 @@ impl<'a> Walk<'_, 'a> {
         // brackets, commas and number bytes up to there.
         let mut at = start;
         let mut level: usize = 0;
-        // The first blocks, kept for the second pass.
-        let mut kept = [Block::default(); KEPT_BLOCKS];
+        // What the second pass needs of the first blocks.
+        let mut kept = [Kept::default(); KEPT_BLOCKS];
         let mut index = 0;
         loop {
             let block = classifier.block(bytes, at);
             if let Some(slot) = kept.get_mut(index) {
-                *slot = block;
+                *slot = Kept::of(&block);
             }
             index += 1;
             let (open, close) = (block.open, block.close);
@@ -310,15 +310,22 @@ impl<'a> Walk<'_, 'a> {
         self.trail.push((id, 0));
         let (mut prev, mut prev_byte, mut level) = (start, b'[', 1usize);
         let mut at = start;
-        let mut before = Block::default();
+        let mut before = Kept::default();
         let mut index = 0;
+        let here = self.trie.node(node);
         loop {
             let block = match kept.get(index) {
-                Some(&block) => block,
-                None => classifier.block(bytes, at),
+                Some(&kept) => kept,
+                None => Kept::of(&classifier.block(bytes, at)),
             };
             index += 1;
-            let mut delimiters = block.open | block.close | block.comma;
+            // `-` and `.` of the block before and this one, for numbers
+            // that start in the one before.
+            let signs = (
+                u128::from(before.minus) | u128::from(block.minus) << 64,
+                u128::from(before.dot) | u128::from(block.dot) << 64,
+            );
+            let mut delimiters = block.delimiters;
             if at == start {
                 delimiters &= !1;
             }
@@ -333,31 +340,29 @@ impl<'a> Walk<'_, 'a> {
                     if byte == b'[' {
                         return Err(self.lex.error_at(d, "expected `,` or `]`"));
                     }
-                    let here = self.trie.node(node);
-                    match far_number(bytes, prev + 1, d, at, &before, &block) {
-                        Some((word, digits, negative))
-                            if here.far_integer_part(word, digits, negative)
-                                || crate::number::rough_known(
+                    let far = plain_number(bytes, prev + 1, d, at, signs).is_some_and(|plain| {
+                        here.far_integer_part(plain.integer, plain.negative)
+                            || plain.integer.is_some_and(|integer| {
+                                crate::number::rough_known(
                                     bytes,
-                                    prev + 1 + usize::from(negative),
-                                    digits,
+                                    integer,
+                                    prev + 1 + usize::from(plain.negative) + plain.digits,
+                                    plain.digits,
                                     d,
-                                    negative,
+                                    plain.negative,
                                 )
-                                .is_some_and(|(low, high)| {
-                                    here.rejects_numbers_between(low, high)
-                                }) =>
-                        {
-                            if let Some(path) = here.path {
-                                self.leaves.mark(path);
-                            }
+                                .is_some_and(|(low, high)| here.rejects_numbers_between(low, high))
+                            })
+                    });
+                    if far {
+                        if let Some(path) = here.path {
+                            self.leaves.mark(path);
                         }
-                        _ => {
-                            self.lex.pos = prev + 1;
-                            self.number_at(node)?;
-                            if self.lex.pos != d {
-                                return Err(self.lex.error_at(self.lex.pos, "expected `,` or `]`"));
-                            }
+                    } else {
+                        self.lex.pos = prev + 1;
+                        self.number_at(node)?;
+                        if self.lex.pos != d {
+                            return Err(self.lex.error_at(self.lex.pos, "expected `,` or `]`"));
                         }
                     }
                 } else {
@@ -495,32 +500,53 @@ impl<'a> Walk<'_, 'a> {
     }
 }
 
-/// For the number in `bytes[start..end]`, between two delimiters found in
-/// the blocks `before` (at `at - 64`) and `block` (at `at`): when it is a
-/// well-formed JSON number of at most 32 bytes, its integer part (`-122`
-/// of `-122.5`): the 8 bytes where its digits start (little-endian), how
-/// many digits, and whether it is negative. `None` otherwise (then [`Walk::number_at`] reads it, or reports
-/// what is wrong).
+/// What [`Walk::numbers`] keeps of a [`Block`] for its second pass.
+#[derive(Debug, Clone, Copy, Default)]
+struct Kept {
+    /// `[`, `]` and `,`.
+    delimiters: u64,
+    minus: u64,
+    dot: u64,
+}
+
+impl Kept {
+    fn of(block: &Block) -> Self {
+        Self {
+            delimiters: block.open | block.close | block.comma,
+            minus: block.minus,
+            dot: block.dot,
+        }
+    }
+}
+
+/// A well-formed plain number (`-?digits(.digits)?`) of at most 32 bytes.
+struct Plain {
+    negative: bool,
+    /// How many integer digits.
+    digits: usize,
+    /// Their value, when at most 8.
+    integer: Option<u64>,
+}
+
+/// The number in `bytes[start..end]` (only digits, `-` and `.`, between two
+/// delimiters), when it is a [`Plain`] number; `signs` flag the `-` and `.`
+/// of the 128 bytes from `at - 64`. `None` otherwise (then
+/// [`Walk::number_at`] reads it, or reports what is wrong).
 #[inline]
-fn far_number(
+fn plain_number(
     bytes: &[u8],
     start: usize,
     end: usize,
     at: usize,
-    before: &Block,
-    block: &Block,
-) -> Option<(u64, usize, bool)> {
+    signs: (u128, u128),
+) -> Option<Plain> {
     let len = end - start;
-    // The token's bits in the 128 bits of both blocks.
     let offset = (start + 64).checked_sub(at)?;
     if len > 32 || offset + len > 128 {
         return None;
     }
-    let bits = |low: u64, high: u64| {
-        let window = u128::from(low) | u128::from(high) << 64;
-        (window >> offset) as u64 & ((1u64 << len) - 1)
-    };
-    let (minus, dot) = (bits(before.minus, block.minus), bits(before.dot, block.dot));
+    let bits = |window: u128| (window >> offset) as u64 & ((1u64 << len) - 1);
+    let (minus, dot) = (bits(signs.0), bits(signs.1));
     // `-` only first; at most one `.`, with digits on both sides.
     let sign = usize::from(minus & 1 == 1);
     if minus >> 1 != 0 || dot.count_ones() > 1 {
@@ -540,8 +566,19 @@ fn far_number(
     if digits > 1 && bytes.get(start + sign) == Some(&b'0') {
         return None;
     }
-    let word = crate::lex::word_at(bytes, start + sign)?;
-    Some((word, digits, sign == 1))
+    let integer = if digits <= 8 {
+        Some(crate::number::integer(
+            crate::lex::word_at(bytes, start + sign)?,
+            digits,
+        ))
+    } else {
+        None
+    };
+    Some(Plain {
+        negative: sign == 1,
+        digits,
+        integer,
+    })
 }
 
 /// A string body without escapes, checked as UTF-8.
