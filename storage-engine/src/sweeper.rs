@@ -161,6 +161,7 @@ impl Engine {
         let store = &self.inner.store;
         let (low, high) = expired_range_secs(now_millis);
         let mut deleted = 0u64;
+        let ttl_identity = UserIdentity::dynamodb_ttl();
         // Resume after the last entry examined: entries before it were removed,
         // and rescanning their tombstones would make a pass quadratic.
         let window_start = expiry_bound(meta.id, low);
@@ -209,7 +210,8 @@ impl Engine {
             let wanted = removal_attributes(&current, spec);
             let mut batch = store.db.batch();
             let mut seq = state.alloc();
-            let mut done: HashSet<Vec<u8>> = HashSet::new();
+            // Keys deleted in this batch (borrowed from `candidates`).
+            let mut done: HashSet<&[u8]> = HashSet::with_capacity(candidates.len());
             let mut deleted_here = 0u64;
             for index_key in &candidates {
                 let (secs, pk) = decode_expiry_key(index_key)?;
@@ -229,10 +231,10 @@ impl Engine {
                             old: Some(&old),
                             old_bytes: Some(&bytes),
                             new: None,
-                            user_identity: Some(UserIdentity::dynamodb_ttl()),
+                            user_identity: Some(&ttl_identity),
                         };
                         self.stage_change(&mut batch, &mut seq, &current, change)?;
-                        done.insert(pk.to_vec());
+                        done.insert(pk);
                         deleted_here += 1;
                         lag.record(batch_millis.saturating_sub(secs.saturating_mul(1000)));
                     }

@@ -283,7 +283,7 @@ impl Engine {
             old,
             old_bytes: None,
             new,
-            user_identity,
+            user_identity: user_identity.as_ref(),
         };
         self.stage_change(batch, alloc, meta, change)
     }
@@ -357,7 +357,7 @@ impl Engine {
                     .filter(|_| view.includes_new_image())
                     .and_then(|b| b.get(1..)),
                 old_image: old_image.as_deref().and_then(|b| b.get(1..)),
-                user_identity: user_identity.as_ref(),
+                user_identity,
             });
             batch.insert(&store.stream, stream_key(meta.id, seq), record);
         }
@@ -380,7 +380,7 @@ pub(crate) struct Change<'a> {
     /// The item after (absent for a delete).
     pub new: Option<&'a Item>,
     /// Who made the change (`None` for a user write).
-    pub user_identity: Option<UserIdentity>,
+    pub user_identity: Option<&'a UserIdentity>,
 }
 
 pub(crate) fn validation(table: &str, message: String) -> WriteError {
