@@ -306,11 +306,6 @@ impl Source for EngineSource {
         self.reader.sweeper_lag_millis()
     }
 
-    fn sweeper_lag_job(&self) -> Option<super::SweeperLagJob> {
-        let reader = self.reader.clone();
-        Some(Box::new(move || reader.sweeper_lag_millis()))
-    }
-
     fn clock(&self) -> std::sync::Arc<dyn ttlstream_engine::Clock> {
         self.reader.engine.clock()
     }

@@ -32,9 +32,6 @@ pub struct SourceBatch {
     pub progress: Option<PartitionProgress>,
 }
 
-/// A job that reads the sweeper lag per table ([`Source::sweeper_lag_job`]).
-pub type SweeperLagJob = Box<dyn FnOnce() -> Vec<(String, u64)> + Send>;
-
 /// A boxed future, as sources and sinks return them so they can be `dyn`.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
@@ -115,13 +112,6 @@ pub trait Source: Send {
     /// can tell. Empty by default.
     fn sweeper_lag_millis(&self) -> Vec<(String, u64)> {
         Vec::new()
-    }
-
-    /// [`Source::sweeper_lag_millis`] as a job another thread can run, for
-    /// sources where it costs a read of their store (the engine's). `None`
-    /// (the default): the pipeline calls `sweeper_lag_millis` itself.
-    fn sweeper_lag_job(&self) -> Option<SweeperLagJob> {
-        None
     }
 
     /// The clock the source's records are timestamped with; metric periods close
