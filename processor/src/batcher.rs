@@ -21,6 +21,9 @@ pub struct Batcher {
     per_sink: Vec<Vec<usize>>,
     bytes: Vec<usize>,
     range: Option<(String, String)>,
+    /// When the range began (its first record, matched or not).
+    range_opened: Option<Instant>,
+    /// When the first record for a sink arrived.
     opened: Option<Instant>,
 }
 
@@ -45,6 +48,7 @@ impl Batcher {
             per_sink: vec![Vec::new(); sinks],
             bytes: vec![0; sinks],
             range: None,
+            range_opened: None,
             opened: None,
         }
     }
@@ -79,6 +83,7 @@ impl Batcher {
                     record.sequence_number.clone(),
                     record.sequence_number.clone(),
                 ));
+                self.range_opened = Some(Instant::now());
             }
         }
         if sinks.is_empty() {
@@ -115,9 +120,17 @@ impl Batcher {
         now.saturating_duration_since(opened) >= Duration::from_millis(max_age)
     }
 
+    /// How long the open range has been open at `now` (zero without one).
+    pub fn range_age(&self, now: Instant) -> Duration {
+        self.range_opened.map_or(Duration::ZERO, |opened| {
+            now.saturating_duration_since(opened)
+        })
+    }
+
     /// Takes the open batch out; the batcher starts empty.
     pub fn take(&mut self) -> Option<ClosedBatch> {
         let (first, last) = self.range.take()?;
+        self.range_opened = None;
         self.opened = None;
         self.bytes.iter_mut().for_each(|b| *b = 0);
         let sinks = self.per_sink.len();

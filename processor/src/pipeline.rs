@@ -74,6 +74,16 @@ pub struct Pipeline {
 /// sweeps; the engine now starts it at a swept floor.)
 const LAG_SAMPLE_INTERVAL: Duration = Duration::from_secs(5);
 
+/// How long a range of records that no route matched stays open while the
+/// source still returns full reads. Committing it costs two fsyncs (the
+/// checkpoint file and its directory, ~5 ms each here); committing after
+/// every read made a run of unmatched records (a table's INSERTs before its
+/// TTL deletions) wait on the disk for most of its time. A step that catches
+/// up commits such a range at once, and a later batch's range includes it, so
+/// the checkpoint only lags (a restart reads these records again and the
+/// filter drops them again); it never passes an undelivered record.
+const UNMATCHED_COMMIT_INTERVAL: Duration = Duration::from_secs(1);
+
 impl Pipeline {
     /// Builds the pipeline a config describes, opening its source (for an
     /// `engine` source: the data directory, with its sweeper).
@@ -318,8 +328,14 @@ impl Pipeline {
             if replay_done {
                 self.flush().await?;
             }
-        } else if !self.batcher.holds_records() || self.batcher.is_due(std::time::Instant::now()) {
-            self.flush().await?;
+        } else {
+            let now = std::time::Instant::now();
+            let unmatched_due = !self.batcher.holds_records()
+                && (read < self.max_records
+                    || self.batcher.range_age(now) >= UNMATCHED_COMMIT_INTERVAL);
+            if unmatched_due || self.batcher.is_due(now) {
+                self.flush().await?;
+            }
         }
 
         if let Some(newest) = newest {
