@@ -3,16 +3,15 @@
 //! recorded through the `metrics` crate is read back from a `SnapshotRecorder`
 //! (the recorder behind the EMF and PutMetricData exporters).
 
+mod common;
+
 use std::path::Path;
 use std::sync::Arc;
 
 use ttlstream::demo::items::{SEED_CREATION_TIME_SECS, SESSION_TTL_SECS, seed_items};
 use ttlstream::metrics::{MetricDatum, SnapshotRecorder};
 use ttlstream::{Config, Pipeline};
-use ttlstream_engine::{
-    Engine, EngineOptions, ManualClock, ScalarAttributeType, StreamViewType, TableDefinition,
-    TimeToLiveSpecification,
-};
+use ttlstream_engine::{ManualClock, StreamViewType};
 
 const FILTER: &str = include_str!("../../deploy/filters/ttl-system-deletes.json");
 
@@ -30,33 +29,7 @@ async fn step_records_reads_matches_deliveries_and_ttl_deletions() {
     let dir = tempfile::tempdir().expect("tempdir");
     let start_millis = SEED_CREATION_TIME_SECS * 1000;
     let clock = Arc::new(ManualClock::new(start_millis));
-    let engine = Engine::open(
-        dir.path().join("data"),
-        EngineOptions {
-            clock: clock.clone(),
-            ..Default::default()
-        },
-    )
-    .expect("engine");
-    engine
-        .create_table(
-            TableDefinition::new("SessionData", "UserName", ScalarAttributeType::S)
-                .with_sort_key("SessionId", ScalarAttributeType::S)
-                .with_stream(StreamViewType::OldImage),
-        )
-        .expect("table");
-    engine
-        .update_time_to_live(
-            "SessionData",
-            TimeToLiveSpecification {
-                attribute_name: "ExpirationTime".into(),
-                enabled: true,
-            },
-        )
-        .expect("ttl");
-    engine
-        .put_items("SessionData", seed_items())
-        .expect("items");
+    let engine = common::seed_engine(dir.path(), clock.clone(), StreamViewType::OldImage);
     clock.set_millis((SEED_CREATION_TIME_SECS + SESSION_TTL_SECS + 3600) * 1000);
     let swept = engine.sweep_now().expect("sweep");
     assert_eq!(swept.deleted, 5);

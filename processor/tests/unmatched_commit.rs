@@ -2,15 +2,14 @@
 //! full read (each commit is two fsyncs), but when the pipeline catches up, so
 //! a restart before that reads the range again and loses nothing.
 
+mod common;
+
 use std::path::Path;
 use std::sync::Arc;
 
-use ttlstream::demo::items::{SEED_CREATION_TIME_SECS, seed_items};
+use ttlstream::demo::items::SEED_CREATION_TIME_SECS;
 use ttlstream::{Config, Pipeline};
-use ttlstream_engine::{
-    Engine, EngineOptions, ManualClock, ScalarAttributeType, StreamViewType, TableDefinition,
-    TimeToLiveSpecification,
-};
+use ttlstream_engine::{Engine, ManualClock, StreamViewType};
 
 const FILTER: &str = include_str!("../../deploy/filters/ttl-system-deletes.json");
 
@@ -18,33 +17,7 @@ const FILTER: &str = include_str!("../../deploy/filters/ttl-system-deletes.json"
 /// TTL deletion), and a config reading it two records at a time.
 fn engine_and_config(dir: &Path) -> (Engine, Config) {
     let clock = Arc::new(ManualClock::new(SEED_CREATION_TIME_SECS * 1000));
-    let engine = Engine::open(
-        dir.join("data"),
-        EngineOptions {
-            clock,
-            ..Default::default()
-        },
-    )
-    .expect("engine");
-    engine
-        .create_table(
-            TableDefinition::new("SessionData", "UserName", ScalarAttributeType::S)
-                .with_sort_key("SessionId", ScalarAttributeType::S)
-                .with_stream(StreamViewType::NewAndOldImages),
-        )
-        .expect("table");
-    engine
-        .update_time_to_live(
-            "SessionData",
-            TimeToLiveSpecification {
-                attribute_name: "ExpirationTime".into(),
-                enabled: true,
-            },
-        )
-        .expect("ttl");
-    engine
-        .put_items("SessionData", seed_items())
-        .expect("items");
+    let engine = common::seed_engine(dir, clock, StreamViewType::NewAndOldImages);
     std::fs::write(dir.join("ttl.json"), FILTER).expect("filter");
     let toml = r#"
 [source.engine]

@@ -20,12 +20,11 @@ fn item(id: &str, expires_at_secs: i64) -> Item {
     ]))
 }
 
-#[test]
-fn lag_is_the_age_of_the_oldest_unswept_expiry_and_zero_after_a_sweep() {
-    let dir = tempfile::tempdir().expect("tempdir");
+/// An engine on a manual clock with an empty `Sessions` table (TTL off).
+fn sessions(dir: &std::path::Path) -> (Engine, Arc<ManualClock>) {
     let clock = Arc::new(ManualClock::new(1_000_000_000_000));
     let engine = Engine::open(
-        dir.path(),
+        dir,
         EngineOptions {
             clock: clock.clone(),
             ..Default::default()
@@ -39,6 +38,13 @@ fn lag_is_the_age_of_the_oldest_unswept_expiry_and_zero_after_a_sweep() {
             ScalarAttributeType::S,
         ))
         .expect("table");
+    (engine, clock)
+}
+
+#[test]
+fn lag_is_the_age_of_the_oldest_unswept_expiry_and_zero_after_a_sweep() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (engine, clock) = sessions(dir.path());
     assert_eq!(
         engine.sweeper_lag_millis("Sessions").expect("lag"),
         0,
@@ -79,22 +85,7 @@ fn lag_is_the_age_of_the_oldest_unswept_expiry_and_zero_after_a_sweep() {
 #[test]
 fn lag_sees_items_written_behind_the_sweeper_after_a_pass() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let clock = Arc::new(ManualClock::new(1_000_000_000_000));
-    let engine = Engine::open(
-        dir.path(),
-        EngineOptions {
-            clock: clock.clone(),
-            ..Default::default()
-        },
-    )
-    .expect("open");
-    engine
-        .create_table(TableDefinition::new(
-            "Sessions",
-            "id",
-            ScalarAttributeType::S,
-        ))
-        .expect("table");
+    let (engine, clock) = sessions(dir.path());
     engine
         .update_time_to_live("Sessions", TimeToLiveSpecification::enabled("ttl"))
         .expect("ttl");

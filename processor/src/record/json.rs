@@ -117,19 +117,27 @@ fn base64(out: &mut Vec<u8>, bytes: &[u8]) {
     out.push(b'"');
 }
 
+/// `tag` (`{"L":[` and the like), the elements written by `each` and
+/// separated by commas, then `]}`.
+fn list<T>(
+    out: &mut Vec<u8>,
+    tag: &[u8],
+    items: impl Iterator<Item = T>,
+    each: fn(&mut Vec<u8>, T),
+) {
+    out.extend_from_slice(tag);
+    for (i, item) in items.enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        each(out, item);
+    }
+    out.extend_from_slice(b"]}");
+}
+
 /// One attribute value in DynamoDB JSON, as `serde_dynamo::AttributeValue`
 /// serialises it.
 fn value(out: &mut Vec<u8>, v: ValueView<'_>) {
-    let list = |out: &mut Vec<u8>, tag: &[u8], items: &mut dyn Iterator<Item = &str>| {
-        out.extend_from_slice(tag);
-        for (i, s) in items.enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            string(out, s);
-        }
-        out.extend_from_slice(b"]}");
-    };
     match v {
         ValueView::S(s) => {
             out.extend_from_slice(br#"{"S":"#);
@@ -161,27 +169,9 @@ fn value(out: &mut Vec<u8>, v: ValueView<'_>) {
             item(out, m);
             out.push(b'}');
         }
-        ValueView::L(l) => {
-            out.extend_from_slice(br#"{"L":["#);
-            for (i, v) in l.values().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                value(out, v);
-            }
-            out.extend_from_slice(b"]}");
-        }
-        ValueView::Ss(l) => list(out, br#"{"SS":["#, &mut l.strs()),
-        ValueView::Ns(l) => list(out, br#"{"NS":["#, &mut l.strs()),
-        ValueView::Bs(l) => {
-            out.extend_from_slice(br#"{"BS":["#);
-            for (i, b) in l.bytes().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                base64(out, b);
-            }
-            out.extend_from_slice(b"]}");
-        }
+        ValueView::L(l) => list(out, br#"{"L":["#, l.values(), value),
+        ValueView::Ss(l) => list(out, br#"{"SS":["#, l.strs(), string),
+        ValueView::Ns(l) => list(out, br#"{"NS":["#, l.strs(), string),
+        ValueView::Bs(l) => list(out, br#"{"BS":["#, l.bytes(), base64),
     }
 }

@@ -60,3 +60,44 @@ pub fn ndjson_lines(dir: &std::path::Path) -> Vec<serde_json::Value> {
         })
         .collect()
 }
+
+/// An engine under `dir/data` on `clock` holding the seed's five sessions in
+/// `SessionData` (keys `UserName`, `SessionId`; TTL on `ExpirationTime`;
+/// stream view `view`): five INSERT records, nothing expired yet.
+pub fn seed_engine(
+    dir: &std::path::Path,
+    clock: std::sync::Arc<ttlstream_engine::ManualClock>,
+    view: ttlstream_engine::StreamViewType,
+) -> ttlstream_engine::Engine {
+    use ttlstream_engine::{
+        Engine, EngineOptions, ScalarAttributeType, TableDefinition, TimeToLiveSpecification,
+    };
+    let engine = Engine::open(
+        dir.join("data"),
+        EngineOptions {
+            clock,
+            ..Default::default()
+        },
+    )
+    .expect("engine");
+    engine
+        .create_table(
+            TableDefinition::new("SessionData", "UserName", ScalarAttributeType::S)
+                .with_sort_key("SessionId", ScalarAttributeType::S)
+                .with_stream(view),
+        )
+        .expect("table");
+    engine
+        .update_time_to_live(
+            "SessionData",
+            TimeToLiveSpecification {
+                attribute_name: "ExpirationTime".into(),
+                enabled: true,
+            },
+        )
+        .expect("ttl");
+    engine
+        .put_items("SessionData", ttlstream::demo::items::seed_items())
+        .expect("items");
+    engine
+}

@@ -379,6 +379,47 @@ pub(crate) fn record_time_millis(bytes: &[u8]) -> Option<i64> {
     <[u8; 8]>::try_from(b).ok().map(i64::from_be_bytes)
 }
 
+/// The fixed fields a binary change record starts with (after its tag byte).
+struct RecordHeader {
+    event_name: EventName,
+    stream_view_type: StreamViewType,
+    /// `HAS_NEW`, `HAS_OLD` and the other flag bits.
+    flags: u8,
+    /// `ApproximateCreationDateTime`, epoch milliseconds.
+    created_millis: i64,
+    sequence_number: SequenceNumber,
+}
+
+impl RecordHeader {
+    /// Reads the header from `r`, positioned just after the tag byte.
+    ///
+    /// # Errors
+    ///
+    /// A message naming an unknown event name or view type, or truncation.
+    fn read(r: &mut Reader<'_>) -> Result<Self, String> {
+        let event_name = match r.byte()? {
+            0 => EventName::Insert,
+            1 => EventName::Modify,
+            2 => EventName::Remove,
+            t => return Err(format!("unknown event name {t}")),
+        };
+        let stream_view_type = match r.byte()? {
+            0 => StreamViewType::KeysOnly,
+            1 => StreamViewType::NewImage,
+            2 => StreamViewType::OldImage,
+            3 => StreamViewType::NewAndOldImages,
+            t => return Err(format!("unknown view type {t}")),
+        };
+        Ok(Self {
+            event_name,
+            stream_view_type,
+            flags: r.byte()?,
+            created_millis: r.u64()? as i64,
+            sequence_number: SequenceNumber(r.u64()?),
+        })
+    }
+}
+
 /// Decodes a binary change record (tag byte included).
 ///
 /// # Errors
@@ -386,22 +427,13 @@ pub(crate) fn record_time_millis(bytes: &[u8]) -> Option<i64> {
 /// A message saying what is wrong with the bytes.
 pub(crate) fn decode_record(bytes: &[u8]) -> Result<ChangeRecord, String> {
     let mut r = Reader::start(bytes)?;
-    let event_name = match r.byte()? {
-        0 => EventName::Insert,
-        1 => EventName::Modify,
-        2 => EventName::Remove,
-        t => return Err(format!("unknown event name {t}")),
-    };
-    let stream_view_type = match r.byte()? {
-        0 => StreamViewType::KeysOnly,
-        1 => StreamViewType::NewImage,
-        2 => StreamViewType::OldImage,
-        3 => StreamViewType::NewAndOldImages,
-        t => return Err(format!("unknown view type {t}")),
-    };
-    let flags = r.byte()?;
-    let now_millis = r.u64()? as i64;
-    let sequence_number = SequenceNumber(r.u64()?);
+    let RecordHeader {
+        event_name,
+        stream_view_type,
+        flags,
+        created_millis: now_millis,
+        sequence_number,
+    } = RecordHeader::read(&mut r)?;
     let table_name = r.string()?;
     let keys: Item = r.map(0)?.into();
     let new_image: Option<Item> = (flags & HAS_NEW != 0)

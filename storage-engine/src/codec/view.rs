@@ -88,22 +88,13 @@ impl StoredRecord {
         let all: &[u8] = &bytes;
         let mut r = Reader::start(all)?;
         let at = |r: &Reader<'_>| all.len() - r.bytes.len();
-        let event_name = match r.byte()? {
-            0 => EventName::Insert,
-            1 => EventName::Modify,
-            2 => EventName::Remove,
-            t => return Err(format!("unknown event name {t}")),
-        };
-        let view = match r.byte()? {
-            0 => StreamViewType::KeysOnly,
-            1 => StreamViewType::NewImage,
-            2 => StreamViewType::OldImage,
-            3 => StreamViewType::NewAndOldImages,
-            t => return Err(format!("unknown view type {t}")),
-        };
-        let flags = r.byte()?;
-        let created_millis = r.u64()? as i64;
-        let sequence_number = SequenceNumber(r.u64()?);
+        let super::RecordHeader {
+            event_name,
+            stream_view_type: view,
+            flags,
+            created_millis,
+            sequence_number,
+        } = super::RecordHeader::read(&mut r)?;
         let table_name = checked_str(&mut r, all.len())?;
         let mut size_bytes = 0;
         let mut map = |r: &mut Reader<'_>| -> Result<Range<usize>, String> {
