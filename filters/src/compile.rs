@@ -208,8 +208,7 @@ impl PathTrie {
         };
         let tests = &mut self.nodes[node].tests;
         for test in &condition.tests {
-            let text = format!("{test:?}");
-            if !tests.iter().any(|known| format!("{known:?}") == text) {
+            if !tests.contains(test) {
                 tests.push(test.clone());
             }
         }
@@ -287,7 +286,7 @@ pub(crate) struct Condition {
 }
 
 /// One compiled match value.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Test {
     Null,
     Bool(bool),

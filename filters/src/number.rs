@@ -203,13 +203,7 @@ fn digits_at(bytes: &[u8], mut at: usize) -> Option<(u64, usize)> {
         if run == 0 {
             return Some((value, count));
         }
-        // The run's digits moved to the high bytes, leading `0`s below them.
-        let shift = 8 * (8 - run) as u32;
-        let padded = word.checked_shl(shift).unwrap_or(0)
-            | crate::lex::splat(b'0')
-                .checked_shr(8 * run as u32)
-                .unwrap_or(0);
-        value = value * POW10_U64[run] + eight_digits(padded);
+        value = value * POW10_U64[run] + integer(word, run);
         count += run;
         at += run;
         if run < 8 {
@@ -276,6 +270,21 @@ impl Decimal {
     }
 }
 
+/// The sign and integer part of a number at the start of `bytes`: whether
+/// it is negative, the integer part's value and digit count, and the index
+/// just after it. `None` without digits, with a leading zero (`01` is not
+/// JSON: the lexer reports it), or past 19 digits.
+#[inline]
+fn integer_part(bytes: &[u8]) -> Option<(bool, u64, usize, usize)> {
+    let negative = bytes.first() == Some(&b'-');
+    let at = usize::from(negative);
+    let (int, int_digits) = digits_at(bytes, at)?;
+    if int_digits == 0 || (int_digits > 1 && bytes.get(at) == Some(&b'0')) {
+        return None;
+    }
+    Some((negative, int, int_digits, at + int_digits))
+}
+
 /// A number at the start of `bytes` in its common form (`-`, up to 19
 /// digits with an optional fraction, no exponent), read in one pass: its
 /// length in bytes (as [`crate::lex::Lexer::number`] gives it) and its
@@ -283,14 +292,7 @@ impl Decimal {
 /// the lexer.
 #[inline]
 pub(crate) fn lex_decimal(bytes: &[u8]) -> Option<(usize, Decimal)> {
-    let negative = bytes.first() == Some(&b'-');
-    let mut at = usize::from(negative);
-    let (int, int_digits) = digits_at(bytes, at)?;
-    // No digits, or a leading zero (`01` is not JSON): the lexer reports it.
-    if int_digits == 0 || (int_digits > 1 && bytes.get(at) == Some(&b'0')) {
-        return None;
-    }
-    at += int_digits;
+    let (negative, int, int_digits, mut at) = integer_part(bytes)?;
     let (mut mantissa, mut exponent) = (int, 0i32);
     if bytes.get(at) == Some(&b'.') {
         let (fraction, fraction_digits) = digits_at(bytes, at + 1)?;
@@ -334,13 +336,7 @@ fn to_f64(n: u64) -> f64 {
 /// [`lex_decimal`].
 #[inline]
 pub(crate) fn lex_rough(bytes: &[u8]) -> Option<(usize, f64, f64)> {
-    let negative = bytes.first() == Some(&b'-');
-    let mut at = usize::from(negative);
-    let (int, int_digits) = digits_at(bytes, at)?;
-    if int_digits == 0 || (int_digits > 1 && bytes.get(at) == Some(&b'0')) {
-        return None;
-    }
-    at += int_digits;
+    let (negative, int, _, mut at) = integer_part(bytes)?;
     let (mut low, mut high) = (to_f64(int), to_f64(int));
     if bytes.get(at) == Some(&b'.') {
         at += 1;
@@ -349,12 +345,7 @@ pub(crate) fn lex_rough(bytes: &[u8]) -> Option<(usize, f64, f64)> {
         if run == 0 {
             return None;
         }
-        let shift = 8 * (8 - run) as u32;
-        let padded = word.checked_shl(shift).unwrap_or(0)
-            | crate::lex::splat(b'0')
-                .checked_shr(8 * run as u32)
-                .unwrap_or(0);
-        let fraction = to_f64(eight_digits(padded)) * NEG_POW10[run];
+        let fraction = to_f64(integer(word, run)) * NEG_POW10[run];
         low += fraction;
         high = low + NEG_POW10[run];
         at += run;

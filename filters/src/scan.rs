@@ -276,25 +276,7 @@ impl<'a> Walk<'_, 'a> {
             if depth + level + open.count_ones() as usize >= MAX_NAMED_DEPTH {
                 return Ok(false);
             }
-            let mut end = None;
-            if (close.count_ones() as usize) < level {
-                level = level + open.count_ones() as usize - close.count_ones() as usize;
-            } else {
-                let mut marks = open | close;
-                while marks != 0 {
-                    let i = marks.trailing_zeros();
-                    if open >> i & 1 == 1 {
-                        level += 1;
-                    } else {
-                        level -= 1;
-                        if level == 0 {
-                            end = Some(i);
-                            break;
-                        }
-                    }
-                    marks &= marks - 1;
-                }
-            }
+            let end = crate::skim::closing_bit(open, close, &mut level);
             let before_end = end.map_or(u64::MAX, |i| (1u64 << i) - 1);
             if block.other & before_end != 0 {
                 return Ok(false);

@@ -93,24 +93,9 @@ impl Lexer<'_> {
                 // From each opening quote up to its closing quote.
                 let inside = prefix_xor(block.quote) ^ in_string;
                 let (open, close) = (block.open & !inside, block.close & !inside);
-                if (close.count_ones() as usize) < depth {
-                    // Cannot close the container: count and move on.
-                    depth = depth + open.count_ones() as usize - close.count_ones() as usize;
-                } else {
-                    let mut marks = open | close;
-                    while marks != 0 {
-                        let at = marks.trailing_zeros();
-                        if open >> at & 1 == 1 {
-                            depth += 1;
-                        } else {
-                            depth -= 1;
-                            if depth == 0 {
-                                self.pos += at as usize + 1;
-                                return Ok(());
-                            }
-                        }
-                        marks &= marks - 1;
-                    }
+                if let Some(at) = closing_bit(open, close, &mut depth) {
+                    self.pos += at as usize + 1;
+                    return Ok(());
                 }
                 in_string = 0u64.wrapping_sub(inside >> 63);
                 self.pos += 64;
@@ -211,6 +196,33 @@ fn prefix_xor(mut x: u64) -> u64 {
         x ^= x << shift;
     }
     x
+}
+
+/// Steps `depth` (open containers) over one 64-byte block's opening and
+/// closing brackets (`open`, `close`: one bit per byte, outside strings):
+/// the bit of the bracket that brings it to zero, or `None` with `depth`
+/// counted past the whole block.
+#[inline]
+pub(crate) fn closing_bit(open: u64, close: u64, depth: &mut usize) -> Option<u32> {
+    if (close.count_ones() as usize) < *depth {
+        // Cannot close the container: count and move on.
+        *depth = *depth + open.count_ones() as usize - close.count_ones() as usize;
+        return None;
+    }
+    let mut marks = open | close;
+    while marks != 0 {
+        let at = marks.trailing_zeros();
+        if open >> at & 1 == 1 {
+            *depth += 1;
+        } else {
+            *depth -= 1;
+            if *depth == 0 {
+                return Some(at);
+            }
+        }
+        marks &= marks - 1;
+    }
+    None
 }
 
 #[cfg(test)]
