@@ -248,7 +248,7 @@ pub(crate) fn encode_json<T: Serialize>(
 ///
 /// [`StorageError::Corrupt`].
 pub(crate) fn decode_item(bytes: &[u8]) -> Result<Item, StorageError> {
-    if bytes.first() == Some(&crate::codec::BINARY_TAG) {
+    if crate::codec::is_binary(bytes) {
         return crate::codec::decode_item(bytes).map_err(|m| corrupt(ITEMS, "item", m));
     }
     decode_json(ITEMS, "item", bytes)
@@ -260,7 +260,7 @@ pub(crate) fn decode_item(bytes: &[u8]) -> Result<Item, StorageError> {
 ///
 /// [`StorageError::Corrupt`].
 pub(crate) fn decode_record(bytes: &[u8]) -> Result<ChangeRecord, StorageError> {
-    if bytes.first() == Some(&crate::codec::BINARY_TAG) {
+    if crate::codec::is_binary(bytes) {
         return crate::codec::decode_record(bytes).map_err(|m| corrupt(STREAM, "change record", m));
     }
     decode_json(STREAM, "change record", bytes)

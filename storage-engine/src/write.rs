@@ -249,7 +249,7 @@ impl Engine {
             return Ok(None);
         };
         let item = match only {
-            Some(names) if v.first() == Some(&crate::codec::BINARY_TAG) => {
+            Some(names) if crate::codec::is_binary(&v) => {
                 crate::codec::decode_attributes(&v, names).map_err(|m| StorageError::Corrupt {
                     keyspace: crate::storage::ITEMS,
                     what: "item",
@@ -335,9 +335,7 @@ impl Engine {
             // Stored old bytes are binary unless an older build wrote JSON.
             let old_image: Option<std::borrow::Cow<'_, [u8]>> = match (old, old_bytes) {
                 _ if !view.includes_old_image() => None,
-                (Some(_), Some(b)) if b.first() == Some(&crate::codec::BINARY_TAG) => {
-                    Some(b.into())
-                }
+                (Some(_), Some(b)) if crate::codec::is_binary(b) => Some(b.into()),
                 (Some(o), _) => Some(encode_item(o).into()),
                 (None, _) => None,
             };

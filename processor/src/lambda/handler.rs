@@ -1,6 +1,6 @@
 //! The Lambda handler: one DynamoDB stream batch in, `batchItemFailures` out.
 
-use std::collections::HashMap;
+use std::collections::HashSet;
 
 use aws_lambda_events::event::dynamodb::Event;
 use aws_lambda_events::event::streams::{DynamoDbBatchItemFailure, DynamoDbEventResponse};
@@ -145,18 +145,15 @@ impl LambdaHandler {
                 .deliver(&closed, (&closed.first, &closed.last))
                 .await
         {
-            // Reversed, so a repeated SequenceNumber maps to its first record.
-            let position: HashMap<&str, usize> = sequence_numbers
-                .iter()
-                .enumerate()
-                .rev()
-                .filter_map(|(i, s)| Some((s.as_deref()?, i)))
-                .collect();
-            let index = undelivered
+            // The first record (in event order) whose SequenceNumber failed.
+            let failed: HashSet<&str> = undelivered
                 .records
                 .iter()
-                .filter_map(|r| position.get(r.sequence_number.as_str()).copied())
-                .min();
+                .map(|r| r.sequence_number.as_str())
+                .collect();
+            let index = sequence_numbers
+                .iter()
+                .position(|s| s.as_deref().is_some_and(|s| failed.contains(s)));
             if let Some(index) = index
                 && first_failed.as_ref().is_none_or(|(i, _)| index < *i)
             {

@@ -109,11 +109,17 @@ fn item(out: &mut Vec<u8>, view: ItemView<'_>) {
     out.push(b'}');
 }
 
+/// `bytes` as a quoted standard base64 string, encoded in place (no `String`
+/// per value).
 fn base64(out: &mut Vec<u8>, bytes: &[u8]) {
     out.push(b'"');
-    let mut text = String::new();
-    base64::engine::general_purpose::STANDARD.encode_string(bytes, &mut text);
-    out.extend_from_slice(text.as_bytes());
+    let at = out.len();
+    // Padded base64 of n bytes is 4 * ceil(n / 3) bytes.
+    out.resize(at + bytes.len().div_ceil(3) * 4, 0);
+    let written = base64::engine::general_purpose::STANDARD
+        .encode_slice(bytes, &mut out[at..])
+        .unwrap_or(0);
+    out.truncate(at + written);
     out.push(b'"');
 }
 

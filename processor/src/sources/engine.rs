@@ -224,11 +224,6 @@ impl ShardReader {
         };
         let mut out = Vec::new();
         for (arn, shard) in self.shards_in_order()? {
-            // eventSourceARN: the stream the shard belongs to.
-            let context = RecordContext {
-                region: self.region.clone(),
-                event_source_arn: arn.clone(),
-            };
             // A closed shard wholly before the position holds nothing wanted.
             if shard
                 .sequence_number_range
@@ -237,6 +232,11 @@ impl ShardReader {
             {
                 continue;
             }
+            // eventSourceARN: the stream the shard belongs to.
+            let context = RecordContext {
+                region: self.region.clone(),
+                event_source_arn: arn.clone(),
+            };
             loop {
                 let want = max_records.saturating_sub(out.len());
                 if want == 0 {

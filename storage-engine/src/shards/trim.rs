@@ -194,8 +194,12 @@ impl RecordKind {
                 None => Ok(decode_record(value)?.approximate_creation_date_time_millis),
             },
             RecordKind::SpannerDataChange => {
-                let record: crate::spanner::DataChangeRecord =
-                    decode_json(STREAM, "data change record", value)?;
+                /// Only the field the trim needs (serde passes over the mods).
+                #[derive(serde::Deserialize)]
+                struct CommitTimestamp {
+                    commit_timestamp: String,
+                }
+                let record: CommitTimestamp = decode_json(STREAM, "data change record", value)?;
                 crate::spanner::parse_rfc3339_millis(&record.commit_timestamp).ok_or_else(|| {
                     StorageError::Corrupt {
                         keyspace: STREAM,
