@@ -29,37 +29,28 @@
 
 mod config;
 mod convert;
+mod describe;
+mod iterators;
+mod replay;
 mod shards;
 
 use std::collections::HashMap;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use aws_sdk_dynamodbstreams::Client;
-use aws_sdk_dynamodbstreams::error::{DisplayErrorContext, SdkError};
-use aws_sdk_dynamodbstreams::operation::get_records::GetRecordsError;
-use aws_sdk_dynamodbstreams::operation::get_shard_iterator::GetShardIteratorError;
-use aws_sdk_dynamodbstreams::types::ShardIteratorType;
+use aws_sdk_dynamodbstreams::error::DisplayErrorContext;
 
 pub use config::DynamodbStreamsConfig;
 pub use convert::from_api_record;
 pub use shards::{ShardInfo, compare_sequence_numbers, readable};
 
-use super::{BoxFuture, ReadFrom, Source, SourceBatch, StartingPosition};
+use super::{BoxFuture, ReadFrom, Source, SourceBatch};
 use crate::checkpoint::{Checkpoint, PartitionProgress};
 use crate::error::SourceError;
-use crate::metrics::names;
 use crate::record::Record;
 use crate::sources::event_record::table_from_arn;
-
-/// Empty GetRecords pages tolerated while replaying an in-flight batch.
-const REPLAY_EMPTY_PAGES: usize = 10;
-
-struct CachedIterator {
-    iterator: String,
-    /// The committed position the iterator continues from (`None`: no
-    /// checkpoint yet for the shard).
-    after: Option<String>,
-}
+use describe::latest_stream_arn;
+use iterators::CachedIterator;
 
 /// Reads one DynamoDB stream, shard by shard.
 pub struct DynamodbStreamsSource {
@@ -143,381 +134,8 @@ impl DynamodbStreamsSource {
         &self.stream_arn
     }
 
-    fn aws_error<E>(
-        &self,
-        operation: &'static str,
-        resource: &str,
-        error: SdkError<E>,
-    ) -> SourceError
-    where
-        E: std::error::Error + Send + Sync + 'static,
-    {
-        SourceError::Aws {
-            operation,
-            resource: resource.to_string(),
-            message: DisplayErrorContext(error).to_string(),
-        }
-    }
-
-    /// DescribeStream, every page.
-    async fn refresh_shards(&mut self) -> Result<(), SourceError> {
-        let mut shards = Vec::new();
-        let mut start: Option<String> = None;
-        loop {
-            let page = self
-                .client
-                .describe_stream()
-                .stream_arn(&self.stream_arn)
-                .set_exclusive_start_shard_id(start.take())
-                .send()
-                .await
-                .map_err(|e| self.aws_error("DescribeStream", &self.stream_arn, e))?;
-            let Some(description) = page.stream_description else {
-                break;
-            };
-            for shard in description.shards.unwrap_or_default() {
-                let Some(shard_id) = shard.shard_id else {
-                    continue;
-                };
-                let range = shard.sequence_number_range;
-                shards.push(ShardInfo {
-                    shard_id,
-                    parent_shard_id: shard.parent_shard_id,
-                    starting_sequence_number: range
-                        .as_ref()
-                        .and_then(|r| r.starting_sequence_number.clone()),
-                    ending_sequence_number: range.and_then(|r| r.ending_sequence_number),
-                });
-            }
-            match description.last_evaluated_shard_id {
-                Some(last) if !last.is_empty() => start = Some(last),
-                _ => break,
-            }
-        }
-        tracing::debug!(stream = %self.stream_arn, shards = shards.len(), "DescribeStream");
-        self.shards = shards;
-        self.refreshed_at = Some(Instant::now());
-        self.refresh_now = false;
-        Ok(())
-    }
-
-    /// A closed shard's EndingSequenceNumber from a fresh DescribeStream
-    /// (empty when the stream does not give one).
-    async fn ending_sequence_number(&mut self, shard_id: &str) -> Result<String, SourceError> {
-        self.refresh_shards().await?;
-        Ok(self
-            .shards
-            .iter()
-            .find(|s| s.shard_id == shard_id)
-            .and_then(|s| s.ending_sequence_number.clone())
-            .unwrap_or_default())
-    }
-
-    fn refresh_due(&self) -> bool {
-        self.refresh_now
-            || self.refreshed_at.is_none_or(|at| {
-                at.elapsed() >= Duration::from_secs(self.config.shard_refresh_secs.max(1))
-            })
-    }
-
-    /// Whether LATEST applies to a shard without a checkpoint: the processor
-    /// starts at LATEST and the shard does not descend from a shard it read.
-    fn starts_at_latest(&self, shard: &ShardInfo, checkpoint: &Checkpoint) -> bool {
-        self.config.starting_position == StartingPosition::Latest
-            && shard.parent_shard_id.as_ref().is_none_or(|parent| {
-                checkpoint
-                    .partitions
-                    .get(parent)
-                    .is_none_or(|c| c.position.is_empty())
-            })
-    }
-
-    fn report_trimmed(&self, shard: &str, position: Option<&str>) {
-        tracing::error!(
-            stream = %self.stream_arn,
-            shard,
-            position = position.unwrap_or("TRIM_HORIZON"),
-            "TrimmedDataAccessException: stream records were trimmed (24-hour retention) \
-             before they were read; they are lost to this reader. Reading on from TRIM_HORIZON"
-        );
-        ::metrics::counter!(names::TRIMMED_DATA_ACCESS, names::TABLE_NAME => self.table.clone())
-            .increment(1);
-    }
-
-    async fn shard_iterator(
-        &self,
-        shard_id: &str,
-        kind: ShardIteratorType,
-        sequence_number: Option<&str>,
-    ) -> Result<String, SdkError<GetShardIteratorError>> {
-        let out = self
-            .client
-            .get_shard_iterator()
-            .stream_arn(&self.stream_arn)
-            .shard_id(shard_id)
-            .shard_iterator_type(kind)
-            .set_sequence_number(sequence_number.map(str::to_string))
-            .send()
-            .await?;
-        Ok(out.shard_iterator.unwrap_or_default())
-    }
-
-    /// A new iterator after `committed`, or at the shard's start: for a
-    /// child of a shard this reader has read, `AT_SEQUENCE_NUMBER` of its
-    /// StartingSequenceNumber, so that records trimmed from its start are a
-    /// `TrimmedDataAccessException` rather than skipped by `TRIM_HORIZON`.
-    /// `None`: the stream no longer has the shard (ResourceNotFoundException).
-    async fn new_iterator(
-        &self,
-        shard: &ShardInfo,
-        committed: Option<&str>,
-        latest: bool,
-        checkpoint: &Checkpoint,
-    ) -> Result<Option<String>, SourceError> {
-        let parent_read = shard
-            .parent_shard_id
-            .as_ref()
-            .is_some_and(|p| checkpoint.partitions.contains_key(p));
-        let (kind, sequence) = match (committed, shard.starting_sequence_number.as_deref()) {
-            (Some(seq), _) => (ShardIteratorType::AfterSequenceNumber, Some(seq)),
-            (None, _) if latest => (ShardIteratorType::Latest, None),
-            (None, Some(start)) if parent_read => {
-                (ShardIteratorType::AtSequenceNumber, Some(start))
-            }
-            (None, _) => (ShardIteratorType::TrimHorizon, None),
-        };
-        match self.shard_iterator(&shard.shard_id, kind, sequence).await {
-            Ok(iterator) => Ok(Some(iterator)),
-            Err(e)
-                if matches!(
-                    e.as_service_error(),
-                    Some(GetShardIteratorError::ResourceNotFoundException(_))
-                ) =>
-            {
-                Ok(None)
-            }
-            Err(e)
-                if matches!(
-                    e.as_service_error(),
-                    Some(GetShardIteratorError::TrimmedDataAccessException(_))
-                ) =>
-            {
-                self.report_trimmed(&shard.shard_id, sequence);
-                self.shard_iterator(&shard.shard_id, ShardIteratorType::TrimHorizon, None)
-                    .await
-                    .map(Some)
-                    .map_err(|e| self.aws_error("GetShardIterator", &shard.shard_id, e))
-            }
-            Err(e) => Err(self.aws_error("GetShardIterator", &shard.shard_id, e)),
-        }
-    }
-
-    /// After a ResourceNotFoundException on `shard`: whether a fresh
-    /// DescribeStream no longer lists it. A closed shard is removed once
-    /// retention has trimmed all its records, so what this reader had not
-    /// read of it is lost: reported as trimmed data.
-    async fn shard_removed(
-        &mut self,
-        shard: &ShardInfo,
-        committed: Option<&str>,
-    ) -> Result<bool, SourceError> {
-        self.refresh_shards().await?;
-        let removed = !self.shards.iter().any(|s| s.shard_id == shard.shard_id);
-        if removed {
-            self.report_trimmed(&shard.shard_id, committed);
-        }
-        Ok(removed)
-    }
-
-    /// One GetRecords call on `shard` after `committed`: the records and the
-    /// next iterator (`None`: the shard is closed and drained).
-    ///
-    /// A shard the stream no longer has (removed by retention) reads as
-    /// drained, after it is reported as trimmed data.
-    async fn get_records(
-        &mut self,
-        shard: &ShardInfo,
-        committed: Option<&str>,
-        latest: bool,
-        limit: i32,
-        checkpoint: &Checkpoint,
-    ) -> Result<(Vec<Record>, Option<String>), SourceError> {
-        for _attempt in 0..3 {
-            let iterator = match self.iterators.remove(&shard.shard_id) {
-                Some(cached) if cached.after.as_deref() == committed => cached.iterator,
-                _ => {
-                    match self
-                        .new_iterator(shard, committed, latest, checkpoint)
-                        .await?
-                    {
-                        Some(iterator) => iterator,
-                        None if self.shard_removed(shard, committed).await? => {
-                            return Ok((Vec::new(), None));
-                        }
-                        None => {
-                            return Err(SourceError::Aws {
-                            operation: "GetShardIterator",
-                            resource: shard.shard_id.clone(),
-                            message: "ResourceNotFoundException for a shard DescribeStream still lists".into(),
-                        });
-                        }
-                    }
-                }
-            };
-            match self
-                .client
-                .get_records()
-                .shard_iterator(&iterator)
-                .limit(limit)
-                .send()
-                .await
-            {
-                Ok(out) => {
-                    let records = out
-                        .records
-                        .unwrap_or_default()
-                        .into_iter()
-                        .map(|r| self.convert(r, &shard.shard_id))
-                        .collect::<Result<Vec<_>, _>>()?;
-                    return Ok((records, out.next_shard_iterator.filter(|i| !i.is_empty())));
-                }
-                Err(e) => match e.as_service_error() {
-                    Some(GetRecordsError::ExpiredIteratorException(_))
-                        if committed.is_none() && latest =>
-                    {
-                        // No sequence number to renew from: a LATEST iterator is
-                        // taken again, and records written since the expired
-                        // one was issued (15 minutes without a read) are skipped.
-                        tracing::warn!(shard = %shard.shard_id, "shard iterator expired before any record was read at LATEST; renewing it at LATEST, records written meanwhile are skipped");
-                    }
-                    Some(GetRecordsError::ExpiredIteratorException(_)) => {
-                        tracing::info!(shard = %shard.shard_id, "shard iterator expired; renewing it from the checkpoint");
-                    }
-                    Some(GetRecordsError::TrimmedDataAccessException(_)) => {
-                        self.report_trimmed(&shard.shard_id, committed);
-                        let iterator = self
-                            .shard_iterator(&shard.shard_id, ShardIteratorType::TrimHorizon, None)
-                            .await
-                            .map_err(|e| self.aws_error("GetShardIterator", &shard.shard_id, e))?;
-                        self.iterators.insert(
-                            shard.shard_id.clone(),
-                            CachedIterator {
-                                iterator,
-                                after: committed.map(str::to_string),
-                            },
-                        );
-                    }
-                    Some(GetRecordsError::ResourceNotFoundException(_))
-                        if self.shard_removed(shard, committed).await? =>
-                    {
-                        return Ok((Vec::new(), None));
-                    }
-                    _ => return Err(self.aws_error("GetRecords", &shard.shard_id, e)),
-                },
-            }
-        }
-        Err(SourceError::Aws {
-            operation: "GetRecords",
-            resource: shard.shard_id.clone(),
-            message: "the iterator expired or the data was trimmed three times in a row".into(),
-        })
-    }
-
-    fn convert(
-        &self,
-        record: aws_sdk_dynamodbstreams::types::Record,
-        shard: &str,
-    ) -> Result<Record, SourceError> {
-        let sequence = record
-            .dynamodb
-            .as_ref()
-            .and_then(|d| d.sequence_number.clone())
-            .unwrap_or_default();
-        from_api_record(record, &self.stream_arn, &self.table, &self.region).map_err(|e| {
-            SourceError::Record {
-                table: self.table.clone(),
-                sequence_number: if sequence.is_empty() {
-                    shard.to_string()
-                } else {
-                    sequence
-                },
-                message: e.to_string(),
-            }
-        })
-    }
-
-    /// Reads exactly the in-flight batch again: from `start` (inclusive) to `end`.
-    async fn replay(
-        &mut self,
-        progress: &PartitionProgress,
-        limit: i32,
-    ) -> Result<SourceBatch, SourceError> {
-        let shard = &progress.partition;
-        let mut iterator = match self
-            .shard_iterator(
-                shard,
-                ShardIteratorType::AtSequenceNumber,
-                Some(&progress.start),
-            )
-            .await
-        {
-            Ok(iterator) => Some(iterator),
-            Err(e)
-                if matches!(
-                    e.as_service_error(),
-                    Some(GetShardIteratorError::TrimmedDataAccessException(_))
-                ) =>
-            {
-                self.report_trimmed(shard, Some(&progress.start));
-                None
-            }
-            Err(e) => return Err(self.aws_error("GetShardIterator", shard, e)),
-        };
-        let mut records = Vec::new();
-        let mut empty_pages = 0;
-        while let Some(current) = iterator.take() {
-            let out = self
-                .client
-                .get_records()
-                .shard_iterator(&current)
-                .limit(limit)
-                .send()
-                .await
-                .map_err(|e| self.aws_error("GetRecords", shard, e))?;
-            let page = out.records.unwrap_or_default();
-            if page.is_empty() {
-                empty_pages += 1;
-                if empty_pages >= REPLAY_EMPTY_PAGES {
-                    return Err(SourceError::Aws {
-                        operation: "GetRecords",
-                        resource: shard.clone(),
-                        message: format!(
-                            "the in-flight batch {}..{} could not be read again: the shard returned no records",
-                            progress.start, progress.end
-                        ),
-                    });
-                }
-            }
-            let mut reached_end = false;
-            for api in page {
-                let record = self.convert(api, shard)?;
-                if compare_sequence_numbers(&record.sequence_number, &progress.end).is_gt() {
-                    reached_end = true;
-                    break;
-                }
-                reached_end = record.sequence_number == progress.end;
-                records.push(record);
-            }
-            if !reached_end {
-                iterator = out.next_shard_iterator.filter(|i| !i.is_empty());
-            }
-        }
-        Ok(SourceBatch {
-            records,
-            progress: Some(progress.clone()),
-        })
-    }
-
+    /// One batch from the next readable shard (round robin), or the
+    /// in-flight batch again after a restart.
     async fn read_batch(
         &mut self,
         checkpoint: &Checkpoint,
@@ -624,32 +242,6 @@ impl DynamodbStreamsSource {
     }
 }
 
-/// DescribeTable's `LatestStreamArn`.
-async fn latest_stream_arn(
-    sdk: &aws_config::SdkConfig,
-    table: &str,
-) -> Result<String, SourceError> {
-    let client = aws_sdk_dynamodb::Client::new(sdk);
-    let out = client
-        .describe_table()
-        .table_name(table)
-        .send()
-        .await
-        .map_err(|e| SourceError::Aws {
-            operation: "DescribeTable",
-            resource: table.to_string(),
-            message: DisplayErrorContext(e).to_string(),
-        })?;
-    out.table
-        .and_then(|t| t.latest_stream_arn)
-        .filter(|arn| !arn.is_empty())
-        .ok_or_else(|| SourceError::Aws {
-            operation: "DescribeTable",
-            resource: table.to_string(),
-            message: "the table has no stream (LatestStreamArn is absent): enable one with a StreamSpecification".into(),
-        })
-}
-
 impl Source for DynamodbStreamsSource {
     fn id(&self) -> &str {
         &self.id
@@ -682,5 +274,19 @@ impl Source for DynamodbStreamsSource {
         max_records: usize,
     ) -> Option<BoxFuture<'a, Result<SourceBatch, SourceError>>> {
         Some(Box::pin(self.read_batch(checkpoint, max_records)))
+    }
+}
+
+/// An AWS call's error, with the SDK's whole error context (service error
+/// code and message, or the dispatch failure).
+fn aws_error(
+    operation: &'static str,
+    resource: &str,
+    error: impl std::error::Error,
+) -> SourceError {
+    SourceError::Aws {
+        operation,
+        resource: resource.to_string(),
+        message: DisplayErrorContext(error).to_string(),
     }
 }
