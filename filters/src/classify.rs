@@ -17,8 +17,8 @@ pub(crate) struct Block {
     pub(crate) open: u64,
     /// `]`.
     pub(crate) close: u64,
-    /// `,`.
-    pub(crate) comma: u64,
+    /// `[`, `]` and `,`.
+    pub(crate) delimiters: u64,
     /// `-`.
     pub(crate) minus: u64,
     /// `.`.
@@ -47,14 +47,7 @@ impl Classifier {
     #[inline]
     pub(crate) fn block(self, bytes: &[u8], at: usize) -> Block {
         let mut padded = [0u8; 64];
-        let chunk: &[u8; 64] = match bytes.get(at..).and_then(|rest| rest.get(..64)) {
-            Some(chunk) => chunk.try_into().unwrap_or(&padded),
-            None => {
-                let rest = bytes.get(at..).unwrap_or_default();
-                padded[..rest.len()].copy_from_slice(rest);
-                &padded
-            }
-        };
+        let chunk = chunk(bytes, at, &mut padded);
         #[cfg(target_arch = "x86_64")]
         {
             // SAFETY: a `Classifier` exists only when `Classifier::new` found
@@ -67,19 +60,126 @@ impl Classifier {
         #[cfg(not(target_arch = "x86_64"))]
         portable(chunk)
     }
+
+    /// The first pass over the array whose `[` is at `start`: whether, up
+    /// to its closing bracket, it holds only brackets, commas and number
+    /// bytes (`-`, `.`, digits), with fewer than `room` arrays open at once.
+    /// Either way `kept` holds what [`Kept`] keeps of its first blocks (from
+    /// `start`, 64 bytes each), as many as fit.
+    ///
+    /// One call for the whole array: the masks stay in registers (a block
+    /// returned through memory and read back in other widths stalls the
+    /// store forwarding).
+    #[inline]
+    pub(crate) fn compact_array(
+        self,
+        bytes: &[u8],
+        start: usize,
+        room: usize,
+        kept: &mut [Kept; KEPT_BLOCKS],
+    ) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            // SAFETY: as in `Classifier::block`: AVX2 was found on this CPU.
+            #[allow(unsafe_code)]
+            unsafe {
+                x86::compact_array(bytes, start, room, kept)
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        compact_array_with(portable, bytes, start, room, kept)
+    }
+}
+
+/// Blocks of 64 bytes that [`Classifier::compact_array`] keeps for the
+/// second pass (more are classified again).
+pub(crate) const KEPT_BLOCKS: usize = 16;
+
+/// What the second pass over a compact array needs of a [`Block`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Kept {
+    /// `[`, `]` and `,`.
+    pub(crate) delimiters: u64,
+    pub(crate) minus: u64,
+    pub(crate) dot: u64,
+}
+
+impl Kept {
+    #[inline]
+    pub(crate) fn of(block: &Block) -> Self {
+        Self {
+            delimiters: block.delimiters,
+            minus: block.minus,
+            dot: block.dot,
+        }
+    }
+}
+
+/// The 64 bytes at `at`, or what is left of them followed by zeros in `padded`.
+#[inline(always)]
+fn chunk<'b>(bytes: &'b [u8], at: usize, padded: &'b mut [u8; 64]) -> &'b [u8; 64] {
+    match bytes.get(at..).and_then(|rest| rest.first_chunk::<64>()) {
+        Some(chunk) => chunk,
+        None => {
+            let rest = bytes.get(at..).unwrap_or_default();
+            padded[..rest.len()].copy_from_slice(rest);
+            padded
+        }
+    }
+}
+
+/// [`Classifier::compact_array`] with `classify` for blocks.
+#[inline(always)]
+fn compact_array_with(
+    classify: impl Fn(&[u8; 64]) -> Block,
+    bytes: &[u8],
+    start: usize,
+    room: usize,
+    kept: &mut [Kept; KEPT_BLOCKS],
+) -> bool {
+    let mut at = start;
+    let mut level: usize = 0;
+    let mut index = 0;
+    loop {
+        let mut padded = [0u8; 64];
+        let block = classify(chunk(bytes, at, &mut padded));
+        if let Some(slot) = kept.get_mut(index) {
+            *slot = Kept::of(&block);
+        }
+        index += 1;
+        if level + block.open.count_ones() as usize >= room {
+            return false;
+        }
+        let end = crate::skim::closing_bit(block.open, block.close, &mut level);
+        let before_end = end.map_or(u64::MAX, |i| (1u64 << i) - 1);
+        if block.other & before_end != 0 {
+            return false;
+        }
+        if end.is_some() {
+            return true;
+        }
+        at += 64;
+    }
 }
 
 /// [`Classifier::block`] byte by byte: the reference for tests, and the
 /// body on other architectures (where no `Classifier` is ever made).
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+#[inline]
 fn portable(chunk: &[u8; 64]) -> Block {
     let mut block = Block::default();
     for (i, &b) in chunk.iter().enumerate() {
         let bit = 1u64 << i;
         match b {
-            b'[' => block.open |= bit,
-            b']' => block.close |= bit,
-            b',' => block.comma |= bit,
+            b'[' => {
+                block.open |= bit;
+                block.delimiters |= bit;
+            }
+            b']' => {
+                block.close |= bit;
+                block.delimiters |= bit;
+            }
+            b',' => block.delimiters |= bit,
             b'-' => block.minus |= bit,
             b'.' => block.dot |= bit,
             b'0'..=b'9' => {}
@@ -115,21 +215,36 @@ mod x86 {
         let digit = _mm256_cmpeq_epi8(_mm256_min_epu8(offset, splat(9)), offset);
         let minus = _mm256_cmpeq_epi8(v, splat(b'-'));
         let dot = _mm256_cmpeq_epi8(v, splat(b'.'));
+        // Delimiters joined here, not as masks: LLVM turns `|` of joined
+        // masks into per-byte extractions.
+        let delimiters = _mm256_or_si256(_mm256_or_si256(open, close), comma);
         let known = _mm256_or_si256(
-            _mm256_or_si256(open, close),
-            _mm256_or_si256(comma, _mm256_or_si256(digit, _mm256_or_si256(minus, dot))),
+            delimiters,
+            _mm256_or_si256(digit, _mm256_or_si256(minus, dot)),
         );
         [
             mask(open),
             mask(close),
-            mask(comma),
+            mask(delimiters),
             mask(minus),
             mask(dot),
             !mask(known),
         ]
     }
 
+    /// [`super::Classifier::compact_array`] with AVX2.
     #[target_feature(enable = "avx2")]
+    pub(super) fn compact_array(
+        bytes: &[u8],
+        start: usize,
+        room: usize,
+        kept: &mut [super::Kept; super::KEPT_BLOCKS],
+    ) -> bool {
+        super::compact_array_with(|chunk| block(chunk), bytes, start, room, kept)
+    }
+
+    #[target_feature(enable = "avx2")]
+    #[inline]
     pub(super) fn block(chunk: &[u8; 64]) -> Block {
         let (low, high) = chunk.split_at(32);
         let (Ok(low), Ok(high)) = (low.try_into(), high.try_into()) else {
@@ -140,7 +255,7 @@ mod x86 {
         Block {
             open: join(0),
             close: join(1),
-            comma: join(2),
+            delimiters: join(2),
             minus: join(3),
             dot: join(4),
             other: join(5),

@@ -44,9 +44,9 @@ pub(crate) struct TrieNode {
     number_ranges: Option<Vec<(i64, i64)>>,
     /// `number_ranges` as floats, each widened by [`number::ROUGH_KEY_MARGIN`].
     rough_ranges: Vec<(f64, f64)>,
-    /// The integer parts a number in some range of `number_ranges` can
-    /// have, as spans; see [`TrieNode::far_integer_part`].
-    integer_spans: Option<Vec<(i64, i64)>>,
+    /// `number_ranges` as fixed-point values ([`number::fixed_range`]),
+    /// sorted and merged; see [`TrieNode::rejects_fixed`].
+    fixed_ranges: Vec<(i64, i64)>,
 }
 
 impl TrieNode {
@@ -83,55 +83,38 @@ impl TrieNode {
 }
 
 impl TrieNode {
-    /// Whether a plain decimal number (`-?digits(.digits)?`) whose integer
-    /// part has the value `integer` (`None`: more than 8 digits), negative
-    /// or not, is outside every number range here, known from its integer
-    /// part alone: `false` when unknown.
+    /// Whether no test here accepts a number whose value lies between `low`
+    /// and `high` (fixed-point, [`number::FIXED_ONE`]); `false` unless the
+    /// tests take numbers by key ranges.
     #[inline]
-    pub(crate) fn far_integer_part(&self, integer: Option<u64>, negative: bool) -> bool {
-        let Some(spans) = &self.integer_spans else {
-            return false;
-        };
-        // More than 8 digits: at least 1e8 away from 0, beyond every span.
-        let Some(magnitude) = integer else {
-            return true;
-        };
-        #[allow(clippy::cast_possible_wrap)]
-        let magnitude = magnitude as i64;
-        let integer = if negative { -magnitude } else { magnitude };
-        !spans
-            .iter()
-            .any(|&(low, high)| low <= integer && integer <= high)
+    pub(crate) fn rejects_fixed(&self, low: i64, high: i64) -> bool {
+        let ranges = &self.fixed_ranges;
+        // Outside the ranges' hull (most numbers), else between two of them.
+        match (ranges.first(), ranges.last()) {
+            (Some(first), Some(last)) if high >= first.0 && low <= last.1 => {
+                !ranges.iter().any(|&(l, h)| l <= high && low <= h)
+            }
+            _ => self.number_ranges.is_some(),
+        }
     }
 }
 
-/// The integer parts `t` (as written: `-122` of `-122.5`, `0` of `-0.5`) of
-/// the numbers whose keys can lie in `ranges`, as merged inclusive spans. A
-/// number written with integer part `t` lies within 1 of `t`, so every
-/// integer from 1 below to 1 above each range's values (widened by 1 more
-/// for rounding) is in a span. `None` for spans beyond `±1e7` (integer
-/// parts longer than 8 digits are then never in a span) or more than 16.
-fn integer_spans(ranges: &[(i64, i64)]) -> Option<Vec<(i64, i64)>> {
-    let mut spans: Vec<(i64, i64)> = Vec::new();
-    for &(low, high) in ranges {
-        #[allow(clippy::cast_precision_loss)]
-        let value = |key: i64| key as f64 / 1e6 - number::LIMIT;
-        let (from, to) = ((value(low) - 2.0).floor(), (value(high) + 2.0).ceil());
-        if !(-1e7..=1e7).contains(&from) || !(-1e7..=1e7).contains(&to) {
-            return None;
-        }
-        #[allow(clippy::cast_possible_truncation)]
-        spans.push((from as i64, to as i64));
-    }
-    spans.sort_unstable();
-    let mut merged: Vec<(i64, i64)> = Vec::new();
-    for (low, high) in spans {
+/// The fixed-point ranges ([`number::fixed_range`]) of key `ranges`, sorted
+/// and merged.
+fn fixed_ranges(ranges: &[(i64, i64)]) -> Vec<(i64, i64)> {
+    let mut fixed: Vec<(i64, i64)> = ranges
+        .iter()
+        .map(|&(low, high)| number::fixed_range(low, high))
+        .collect();
+    fixed.sort_unstable();
+    let mut merged: Vec<(i64, i64)> = Vec::with_capacity(fixed.len());
+    for (low, high) in fixed {
         match merged.last_mut() {
-            Some(last) if low <= last.1 + 1 => last.1 = last.1.max(high),
+            Some(last) if low <= last.1.saturating_add(1) => last.1 = last.1.max(high),
             _ => merged.push((low, high)),
         }
     }
-    (merged.len() <= 16).then_some(merged)
+    merged
 }
 
 /// [`TrieNode::number_ranges`] for `tests`.
@@ -226,7 +209,10 @@ impl PathTrie {
                 .flatten()
                 .map(|&(low, high)| (low as f64 - MARGIN, high as f64 + MARGIN));
             node.rough_ranges = rough.collect();
-            node.integer_spans = node.number_ranges.as_deref().and_then(integer_spans);
+            node.fixed_ranges = node
+                .number_ranges
+                .as_deref()
+                .map_or_else(Vec::new, fixed_ranges);
         }
         self.names.finish();
     }

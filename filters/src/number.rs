@@ -126,7 +126,7 @@ fn key_of(negative: bool, mantissa: u64, exponent: i32) -> Option<Option<i64>> {
 
 /// The value of the eight ASCII digits of `word` (little-endian: the first
 /// digit in the low byte), by pairs, then fours, then the eight.
-#[inline]
+#[inline(always)]
 fn eight_digits(word: u64) -> u64 {
     const MASK: u64 = 0x0000_00FF_0000_00FF;
     let v = word.wrapping_sub(crate::lex::splat(b'0'));
@@ -139,7 +139,7 @@ fn eight_digits(word: u64) -> u64 {
 
 /// The value of the first `count` (at most 8) bytes of `word`, ASCII
 /// digits (little-endian: the first digit in the low byte).
-#[inline]
+#[inline(always)]
 pub(crate) fn integer(word: u64, count: usize) -> u64 {
     let shift = 8 * (8 - count.min(8)) as u32;
     let padded = word.checked_shl(shift).unwrap_or(0)
@@ -149,44 +149,47 @@ pub(crate) fn integer(word: u64, count: usize) -> u64 {
     eight_digits(padded)
 }
 
-/// The keys, computed as [`lex_rough`] gives them, of the bounds of a
-/// well-formed plain decimal number with integer part `int` of `digits`
-/// digits (at most 7), followed at `dot` up to `end` by nothing or by `.`
-/// and fraction digits, read to eight significant digits: the number lies
-/// between the bounds. `None` for longer integer parts, or within 8 bytes
-/// of the end of `bytes`.
+/// One in fixed-point units: values with eight decimal places, as `i64`
+/// (`5e9`, the largest magnitude keyed, is `5e17` units).
+pub(crate) const FIXED_ONE: i64 = 100_000_000;
+
+/// How far [`fixed_range`] widens a range, in value (a hundred keys): far
+/// more than the rounding of a key (a few keys) and of this conversion
+/// (below a key).
+const FIXED_MARGIN: f64 = 1e-4;
+
+/// The fixed-point values ([`FIXED_ONE`]) that hold every number whose key
+/// lies in `low..=high`, widened by [`FIXED_MARGIN`]: a number whose value
+/// lies outside it has a key outside `low..=high`. A bound at or beyond the
+/// keys' ends (`0`, `1e16`) is open (`i64::MIN`, `i64::MAX`).
+#[allow(clippy::cast_precision_loss, clippy::cast_possible_truncation)]
+pub(crate) fn fixed_range(low: i64, high: i64) -> (i64, i64) {
+    // A key `k` is truncated from `1e6 * (5e9 + value)`: values from `k`'s
+    // value to one key above it have key `k`.
+    let value = |key: i64| key as f64 / 1e6 - LIMIT;
+    let fixed = |value: f64| value * FIXED_ONE as f64;
+    let low = if low <= 0 {
+        i64::MIN
+    } else {
+        fixed(value(low) - FIXED_MARGIN).floor() as i64
+    };
+    let high = if high >= 10_000_000_000_000_000 {
+        i64::MAX
+    } else {
+        fixed(value(high) + 1e-6 + FIXED_MARGIN).ceil() as i64
+    };
+    (low, high)
+}
+
+/// The fraction digits `bytes[at..at + count]` (`count >= 1`) as fixed-point
+/// units ([`FIXED_ONE`]): the first eight digits' value, and one unit more
+/// when there are more digits (the fraction lies between the two). `None`
+/// within 8 bytes of the end of `bytes`.
 #[inline]
-pub(crate) fn rough_known(
-    bytes: &[u8],
-    int: u64,
-    dot: usize,
-    digits: usize,
-    end: usize,
-    negative: bool,
-) -> Option<(f64, f64)> {
-    if digits > 7 {
-        return None;
-    }
-    let wanted = 8 - digits;
-    let fraction_at = dot + 1;
-    let available = end.saturating_sub(fraction_at);
-    let taken = available.min(wanted);
-    let fraction = if taken == 0 {
-        0
-    } else {
-        integer(crate::lex::word_at(bytes, fraction_at)?, taken) * POW10_U64[wanted - taken]
-    };
-    // At most 8 digits: exact in `f64`.
-    let n = int * POW10_U64[wanted] + fraction;
-    let scale = NEG_POW10[wanted];
-    let low = to_f64(n) * scale;
-    let high = if available > wanted {
-        to_f64(n + 1) * scale
-    } else {
-        low
-    };
-    let (low, high) = if negative { (-high, -low) } else { (low, high) };
-    Some((1e6 * (LIMIT + low), 1e6 * (LIMIT + high)))
+pub(crate) fn fixed_fraction(bytes: &[u8], at: usize, count: usize) -> Option<(u64, u64)> {
+    let taken = count.min(8);
+    let value = integer(crate::lex::word_at(bytes, at)?, taken) * POW10_U64[8 - taken];
+    Some((value, value + u64::from(count > 8)))
 }
 
 /// The run of ASCII digits at `at`: `(value, count)`; `None` past 19

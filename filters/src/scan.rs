@@ -23,8 +23,8 @@
 
 use std::borrow::Cow;
 
-use crate::classify::{Block, Classifier};
-use crate::compile::PathTrie;
+use crate::classify::{Classifier, KEPT_BLOCKS, Kept};
+use crate::compile::{PathTrie, TrieNode};
 use crate::error::{EventError, strip_position};
 use crate::event::{Leaves, Num, Scalar, Trail};
 use crate::lex::Lexer;
@@ -33,10 +33,6 @@ use crate::lookahead::Lookahead;
 /// Containers nested along named fields at which the walk stops with an error
 /// (`serde_json`'s recursion limit, so both stages fail alike).
 const MAX_NAMED_DEPTH: usize = 128;
-
-/// Blocks of 64 bytes that [`Walk::numbers`] classifies once for both of
-/// its passes (more are classified again).
-const KEPT_BLOCKS: usize = 16;
 
 /// How much of an event's syntax is checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -259,32 +255,16 @@ impl<'a> Walk<'_, 'a> {
     ) -> Result<bool, EventError> {
         let bytes = self.lex.bytes;
         let start = self.lex.pos;
-        // First pass: where the array ends, and whether it holds only
-        // brackets, commas and number bytes up to there.
-        let mut at = start;
-        let mut level: usize = 0;
-        // What the second pass needs of the first blocks.
+        // First pass: whether the array holds only brackets, commas and
+        // number bytes up to its end.
         let mut kept = [Kept::default(); KEPT_BLOCKS];
-        let mut index = 0;
-        loop {
-            let block = classifier.block(bytes, at);
-            if let Some(slot) = kept.get_mut(index) {
-                *slot = Kept::of(&block);
-            }
-            index += 1;
-            let (open, close) = (block.open, block.close);
-            if depth + level + open.count_ones() as usize >= MAX_NAMED_DEPTH {
-                return Ok(false);
-            }
-            let end = crate::skim::closing_bit(open, close, &mut level);
-            let before_end = end.map_or(u64::MAX, |i| (1u64 << i) - 1);
-            if block.other & before_end != 0 {
-                return Ok(false);
-            }
-            if end.is_some() {
-                break;
-            }
-            at += 64;
+        if !classifier.compact_array(
+            bytes,
+            start,
+            MAX_NAMED_DEPTH.saturating_sub(depth),
+            &mut kept,
+        ) {
+            return Ok(false);
         }
         // Second pass: each delimiter in order, and the number between two.
         self.enter(depth)?;
@@ -322,20 +302,7 @@ impl<'a> Walk<'_, 'a> {
                     if byte == b'[' {
                         return Err(self.lex.error_at(d, "expected `,` or `]`"));
                     }
-                    let far = plain_number(bytes, prev + 1, d, at, signs).is_some_and(|plain| {
-                        here.far_integer_part(plain.integer, plain.negative)
-                            || plain.integer.is_some_and(|integer| {
-                                crate::number::rough_known(
-                                    bytes,
-                                    integer,
-                                    prev + 1 + usize::from(plain.negative) + plain.digits,
-                                    plain.digits,
-                                    d,
-                                    plain.negative,
-                                )
-                                .is_some_and(|(low, high)| here.rejects_numbers_between(low, high))
-                            })
-                    });
+                    let far = far_number(bytes, prev + 1, d, at, signs, here);
                     if far {
                         if let Some(path) = here.path {
                             self.leaves.mark(path);
@@ -482,32 +449,57 @@ impl<'a> Walk<'_, 'a> {
     }
 }
 
-/// What [`Walk::numbers`] keeps of a [`Block`] for its second pass.
-#[derive(Debug, Clone, Copy, Default)]
-struct Kept {
-    /// `[`, `]` and `,`.
-    delimiters: u64,
-    minus: u64,
-    dot: u64,
-}
-
-impl Kept {
-    fn of(block: &Block) -> Self {
-        Self {
-            delimiters: block.open | block.close | block.comma,
-            minus: block.minus,
-            dot: block.dot,
-        }
-    }
-}
-
 /// A well-formed plain number (`-?digits(.digits)?`) of at most 32 bytes.
 struct Plain {
     negative: bool,
-    /// How many integer digits.
-    digits: usize,
-    /// Their value, when at most 8.
+    /// The value of its integer digits, when at most 8.
     integer: Option<u64>,
+    /// Where its fraction digits start, if it has any.
+    fraction: Option<usize>,
+}
+
+/// Whether the number in `bytes[start..end]` (as for [`plain_number`]) is
+/// a [`Plain`] number outside every numeric range at `here`, known from its
+/// integer part, or else from that and eight fraction digits, as a
+/// fixed-point interval ([`TrieNode::rejects_fixed`]). `false` when unknown.
+#[inline]
+fn far_number(
+    bytes: &[u8],
+    start: usize,
+    end: usize,
+    at: usize,
+    signs: (u128, u128),
+    here: &TrieNode,
+) -> bool {
+    use crate::number::FIXED_ONE;
+    let Some(Plain {
+        negative,
+        integer: Some(integer),
+        fraction,
+    }) = plain_number(bytes, start, end, at, signs)
+    else {
+        return false;
+    };
+    // At most 8 digits: below 1e16 units.
+    #[allow(clippy::cast_possible_wrap)]
+    let signed = |low: u64, high: u64| {
+        let (low, high) = (low as i64, high as i64);
+        if negative { (-high, -low) } else { (low, high) }
+    };
+    let whole = integer * FIXED_ONE.unsigned_abs();
+    let (low, high) = signed(whole, whole + FIXED_ONE.unsigned_abs());
+    if here.rejects_fixed(low, high) {
+        return true;
+    }
+    let (low, high) = match fraction {
+        None => (0, 0),
+        Some(at) => match crate::number::fixed_fraction(bytes, at, end - at) {
+            Some(fraction) => fraction,
+            None => return false,
+        },
+    };
+    let (low, high) = signed(whole + low, whole + high);
+    here.rejects_fixed(low, high)
 }
 
 /// The number in `bytes[start..end]` (only digits, `-` and `.`, between two
@@ -558,8 +550,8 @@ fn plain_number(
     };
     Some(Plain {
         negative: sign == 1,
-        digits,
         integer,
+        fraction: (dot != 0).then_some(start + integer_end + 1),
     })
 }
 
@@ -718,6 +710,54 @@ mod tests {
             ok > 2000 && failed > 2000 && hits > 300,
             "{ok} {failed} {hits}"
         );
+    }
+
+    proptest::proptest! {
+        /// [`far_number`]'s fixed-point judgement (numbers in compact
+        /// arrays) against keying every number exactly (strict mode) and
+        /// against `serde_json`'s value: numbers close to the bounds, with
+        /// up to 18 fraction digits, either sign, and an integer part up to
+        /// nine digits.
+        #[test]
+        fn fixed_point_far_numbers_agree_with_exact_keys(
+            low in -2_000_000_000i64..2_000_000_000,
+            width in 0i64..5_000,
+            inclusive in proptest::bool::ANY,
+            scale in 0u32..4,
+            numbers in proptest::collection::vec((-3i64..3, 0u64..1_000_000_000_000, 0usize..19, proptest::bool::ANY), 1..8),
+        ) {
+            // Bounds with six decimals: `low` in millionths, times 10^scale.
+            let factor = 10i64.pow(scale);
+            let (low, high) = (low * factor, (low + width) * factor);
+            let text = |millionths: i64| {
+                let sign = if millionths < 0 { "-" } else { "" };
+                let m = millionths.unsigned_abs();
+                format!("{sign}{}.{:06}", m / 1_000_000, m % 1_000_000)
+            };
+            let (above, below) = if inclusive { (">=", "<=") } else { (">", "<") };
+            let pattern = format!(
+                r#"{{"c": [{{"numeric": ["{above}", {}, "{below}", {}]}}]}}"#,
+                text(low),
+                text(high)
+            );
+            let Ok(pattern) = Pattern::parse_with(&pattern, crate::Dialect::EventBridge) else {
+                return Ok(());
+            };
+            let matcher = crate::Matcher::new([(0, pattern)]);
+            for (near, tail, digits, at_high) in numbers {
+                // A bound moved by `near` millionths, then more digits.
+                let bound = if at_high { high } else { low };
+                let base = text(bound + near);
+                let tail = format!("{tail:012}");
+                let number = format!("{base}{}", &tail[..digits.min(12)]);
+                let event = format!(r#"{{"c":[[{number},37.1,0.0],[{number}]],"d":1}}"#);
+                let lazy = matcher.matches(event.as_bytes()).unwrap();
+                let strict = matcher.matches_strict(event.as_bytes()).unwrap();
+                let value: serde_json::Value = serde_json::from_str(&event).unwrap();
+                proptest::prop_assert_eq!(&lazy, &strict, "{}", event);
+                proptest::prop_assert_eq!(&lazy, &matcher.matches_value(&value), "{}", event);
+            }
+        }
     }
 
     #[test]
