@@ -47,6 +47,31 @@ pub(crate) struct TrieNode {
     /// `number_ranges` as fixed-point values ([`number::fixed_range`]),
     /// sorted and merged; see [`TrieNode::rejects_fixed`].
     fixed_ranges: Vec<(i64, i64)>,
+    /// The integer parts as written that a number in some range of
+    /// `fixed_ranges` can have; see [`TrieNode::integer_part`].
+    integer_texts: Option<Vec<IntegerText>>,
+}
+
+/// An integer part as written (`-122`, `0`, `-0`: sign and digits, at most
+/// 8 bytes, as a little-endian word padded with zeros) and its magnitude.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct IntegerText {
+    text: u64,
+    magnitude: u64,
+}
+
+/// The most [`IntegerText`]s a path keeps (more: numbers are converted).
+const INTEGER_TEXTS: usize = 4;
+
+/// What the integer part of a plain number says about it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum IntegerPart {
+    /// Outside every numeric range at the path.
+    Far,
+    /// Possibly in one: the integer part's magnitude (at most 8 digits).
+    Near(u64),
+    /// Not known here.
+    Unknown,
 }
 
 impl TrieNode {
@@ -58,7 +83,29 @@ impl TrieNode {
         }
         self.tests.iter().any(|test| test.matches(value))
     }
+
+    /// The tests here that `value` satisfies, as bits (bit `i` for
+    /// `tests[i]`), each test run once per value; with more than
+    /// [`MASKED_TESTS`] tests, all bits when some test is satisfied. Zero
+    /// when none is.
+    #[inline]
+    pub(crate) fn matching_tests(&self, value: &Scalar<'_>) -> u64 {
+        if self.tests.len() > MASKED_TESTS {
+            return if self.accepts(value) { u64::MAX } else { 0 };
+        }
+        if let (Scalar::Number(key, _), Some(ranges)) = (value, &self.number_ranges)
+            && !key.is_some_and(|k| ranges.iter().any(|&(low, high)| low <= k && k <= high))
+        {
+            return 0;
+        }
+        self.tests.iter().enumerate().fold(0, |bits, (i, test)| {
+            bits | u64::from(test.matches(value)) << i
+        })
+    }
 }
+
+/// The most tests at one path that [`TrieNode::matching_tests`] gives a bit each.
+const MASKED_TESTS: usize = 64;
 
 impl TrieNode {
     /// Whether the numbers the tests here accept are known as key ranges.
@@ -97,6 +144,88 @@ impl TrieNode {
             _ => self.number_ranges.is_some(),
         }
     }
+}
+
+impl TrieNode {
+    /// What the integer part `bytes[start..start + len]` (sign and digits,
+    /// no leading zero) of a plain number says: compared as written with
+    /// the few integer parts a number in range can have, when the path has
+    /// them (no digit conversion); else converted and compared as a
+    /// fixed-point interval.
+    #[inline]
+    pub(crate) fn integer_part(&self, bytes: &[u8], start: usize, len: usize) -> IntegerPart {
+        let Some(word) = crate::lex::word_at(bytes, start) else {
+            return IntegerPart::Unknown;
+        };
+        if let Some(texts) = &self.integer_texts {
+            // Every integer part in range is spelled in at most 8 bytes.
+            if len > 8 {
+                return IntegerPart::Far;
+            }
+            let text = word & (u64::MAX >> (64 - 8 * len));
+            return texts
+                .iter()
+                .find(|t| t.text == text)
+                .map_or(IntegerPart::Far, |t| IntegerPart::Near(t.magnitude));
+        }
+        let negative = bytes.get(start) == Some(&b'-');
+        let digits = len - usize::from(negative);
+        if self.number_ranges.is_none() || digits > 8 {
+            return IntegerPart::Unknown;
+        }
+        let magnitude = number::integer(word >> (8 * u32::from(negative)), digits);
+        // At most 8 digits: below 1e16 units.
+        #[allow(clippy::cast_possible_wrap)]
+        let (low, high) = (
+            (magnitude * number::FIXED_ONE.unsigned_abs()) as i64,
+            ((magnitude + 1) * number::FIXED_ONE.unsigned_abs()) as i64,
+        );
+        let (low, high) = if negative { (-high, -low) } else { (low, high) };
+        if self.rejects_fixed(low, high) {
+            IntegerPart::Far
+        } else {
+            IntegerPart::Near(magnitude)
+        }
+    }
+}
+
+/// The integer parts as written ([`IntegerText`]) of every number that can
+/// lie in the fixed-point `ranges`: `None` when more than [`INTEGER_TEXTS`]
+/// or a range is open.
+fn integer_texts(ranges: &[(i64, i64)]) -> Option<Vec<IntegerText>> {
+    let one = number::FIXED_ONE;
+    let mut texts: Vec<IntegerText> = Vec::new();
+    for &(low, high) in ranges {
+        let from = low.checked_div(one)?.checked_sub(2)?;
+        let to = high.checked_div(one)?.checked_add(2)?;
+        if to - from > 16 {
+            return None;
+        }
+        for t in from..=to {
+            // `t` written without a sign spans `t..=t + 1`; with one, `-t - 1..=-t`.
+            let spans = [
+                (t >= 0).then(|| (false, t, t * one, (t + 1).saturating_mul(one))),
+                (t <= 0).then(|| (true, -t, (t - 1).saturating_mul(one), t * one)),
+            ];
+            for (negative, magnitude, l, h) in spans.into_iter().flatten() {
+                if h < low || l > high {
+                    continue;
+                }
+                let written = format!("{}{magnitude}", if negative { "-" } else { "" });
+                let mut word = [0u8; 8];
+                word.get_mut(..written.len())?
+                    .copy_from_slice(written.as_bytes());
+                let text = IntegerText {
+                    text: u64::from_le_bytes(word),
+                    magnitude: magnitude.unsigned_abs(),
+                };
+                if !texts.contains(&text) {
+                    texts.push(text);
+                }
+            }
+        }
+    }
+    (texts.len() <= INTEGER_TEXTS).then_some(texts)
 }
 
 /// The fixed-point ranges ([`number::fixed_range`]) of key `ranges`, sorted
@@ -213,8 +342,28 @@ impl PathTrie {
                 .number_ranges
                 .as_deref()
                 .map_or_else(Vec::new, fixed_ranges);
+            node.integer_texts = node
+                .number_ranges
+                .as_ref()
+                .and_then(|_| integer_texts(&node.fixed_ranges));
         }
         self.names.finish();
+    }
+
+    /// Set `condition.mask` from its tests' places among its path's tests
+    /// (after [`PathTrie::add_tests`] for every condition).
+    pub(crate) fn mask_tests(&self, condition: &mut Condition) {
+        let tests = self
+            .path_nodes
+            .get(condition.path)
+            .map(|&node| &self.nodes[node].tests);
+        condition.mask = tests
+            .filter(|tests| tests.len() <= MASKED_TESTS)
+            .map(|tests| {
+                condition.tests.iter().fold(0, |bits, test| {
+                    bits | tests.iter().position(|t| t == test).map_or(0, |i| 1 << i)
+                })
+            });
     }
 
     /// The node for the event's root object.
@@ -269,6 +418,9 @@ pub(crate) struct Condition {
     pub(crate) tests: Vec<Test>,
     /// `{"exists": false}` was among the values: no value at the path also satisfies it.
     pub(crate) absent_ok: bool,
+    /// `tests` as bits of [`TrieNode::matching_tests`] at the path, when
+    /// the path has at most [`MASKED_TESTS`] tests ([`PathTrie::mask_tests`]).
+    pub(crate) mask: Option<u64>,
 }
 
 /// One compiled match value.
@@ -395,6 +547,7 @@ fn condition(path: PathId, values: &[ValuePattern]) -> Condition {
         path,
         tests,
         absent_ok,
+        mask: None,
     }
 }
 

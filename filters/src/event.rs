@@ -56,6 +56,9 @@ pub(crate) type Trail = Vec<(u32, u32)>;
 #[derive(Debug, Clone)]
 pub(crate) struct Leaf<'a> {
     pub(crate) value: Scalar<'a>,
+    /// The tests at its path that it satisfies
+    /// ([`crate::compile::TrieNode::matching_tests`]).
+    pub(crate) tests: u64,
     /// Where its trail lies in [`Leaves::trails`] (one arena per event, so
     /// recording a value inside arrays allocates nothing of its own).
     pub(crate) trail: std::ops::Range<usize>,
@@ -202,7 +205,20 @@ impl<'a> Leaves<'a> {
         self.next_array
     }
 
-    pub(crate) fn push(&mut self, path: usize, value: Scalar<'a>, trail: &Trail) {
+    /// Keep `value`, found at `path` inside the arrays of `trail`, when it
+    /// satisfies some test there (`tests`, as
+    /// [`crate::compile::TrieNode::matching_tests`] gives them, is not
+    /// zero); else [`Leaves::mark`] the path.
+    #[inline]
+    pub(crate) fn keep(&mut self, path: usize, value: Scalar<'a>, trail: &Trail, tests: u64) {
+        if tests == 0 {
+            self.mark(path);
+        } else {
+            self.push(path, value, trail, tests);
+        }
+    }
+
+    fn push(&mut self, path: usize, value: Scalar<'a>, trail: &Trail, tests: u64) {
         let Ok(index) = u32::try_from(self.leaves.len()) else {
             return;
         };
@@ -213,6 +229,7 @@ impl<'a> Leaves<'a> {
         self.trails.extend_from_slice(trail);
         self.leaves.push(Leaf {
             value,
+            tests,
             trail: start..self.trails.len(),
             next: NONE,
         });
@@ -272,11 +289,8 @@ fn visit<'a>(
                     Value::String(s) => Scalar::String(Cow::Borrowed(s)),
                     _ => Scalar::Null,
                 };
-                if here.accepts(&value) {
-                    leaves.push(path, value, trail);
-                } else {
-                    leaves.mark(path);
-                }
+                let tests = here.matching_tests(&value);
+                leaves.keep(path, value, trail, tests);
             }
         }
     }

@@ -56,6 +56,11 @@ impl<Id: Clone + PartialEq> Matcher<Id> {
             }
         }
         trie.finish();
+        for (_, branches) in &mut rules {
+            for condition in branches.iter_mut().flatten() {
+                trie.mask_tests(condition);
+            }
+        }
         let prefilter = Prefilter::new(rules.iter().map(|(_, branches)| branches.as_slice()));
         Matcher {
             ids,
@@ -210,8 +215,7 @@ fn branch_matches(branch: &[Condition], leaves: &Leaves<'_>) -> bool {
             return false;
         }
         let mut at = leaves.at(condition.path);
-        let matches = |leaf: &Leaf<'_>| condition.tests.iter().any(|t| t.matches(&leaf.value));
-        if !at.clone().any(matches) {
+        if !at.clone().any(|leaf| satisfies(condition, leaf)) {
             return false;
         }
         if at.any(|leaf| !leaf.trail.is_empty()) {
@@ -231,10 +235,20 @@ fn consistent(branch: &[Condition], leaves: &Leaves<'_>) -> bool {
         }
         let matching: Vec<Candidate<'_>> = leaves
             .at(condition.path)
-            .filter(|leaf| condition.tests.iter().any(|t| t.matches(&leaf.value)))
+            .filter(|leaf| satisfies(condition, leaf))
             .map(|leaf| leaves.trail(leaf))
             .collect();
         candidates.push(matching);
     }
     satisfiable(&candidates)
+}
+
+/// Whether `leaf`, a value at `condition`'s path, satisfies it: by the bits
+/// of the tests it satisfies, where the path has them.
+#[inline]
+fn satisfies(condition: &Condition, leaf: &Leaf<'_>) -> bool {
+    match condition.mask {
+        Some(mask) => leaf.tests & mask != 0,
+        None => condition.tests.iter().any(|t| t.matches(&leaf.value)),
+    }
 }

@@ -382,3 +382,45 @@ fn numbers_near_numeric_bounds_agree_between_bytes_and_values() {
     assert!(!hit("-122.500001"));
     assert!(hit("-122.4960009"));
 }
+
+#[test]
+fn many_tests_at_one_path_are_each_seen() {
+    // Up to 64 tests at a path, a value's satisfied tests are kept as bits;
+    // past 64 every pattern's tests run again. Both sides of that line.
+    for count in [63usize, 64, 65, 70] {
+        let patterns: Vec<(usize, Pattern)> = (0..count)
+            .map(|i| {
+                let text = match i % 3 {
+                    0 => format!(r#"{{"a": ["v{i}"], "b": [{{"anything-but": ["x{i}"]}}]}}"#),
+                    1 => format!(r#"{{"a": [{{"prefix": "p{i}-"}}]}}"#),
+                    _ => format!(r#"{{"a": [{{"numeric": [">", {i}, "<=", {}]}}]}}"#, i + 1),
+                };
+                (i, Pattern::parse_with(&text, Dialect::EventBridge).unwrap())
+            })
+            .collect();
+        let matcher = Matcher::new(patterns);
+        for i in 0..count {
+            let value = match i % 3 {
+                0 => json!(format!("v{i}")),
+                1 => json!(format!("p{i}-rest")),
+                _ => json!(i as f64 + 0.5),
+            };
+            for (event, want) in [
+                (json!({"a": [0, value.clone()], "b": "y"}), vec![i]),
+                (
+                    json!({"a": value.clone(), "b": format!("x{i}")}),
+                    if i % 3 == 0 { vec![] } else { vec![i] },
+                ),
+                (json!({"a": "none"}), vec![]),
+            ] {
+                let bytes = event.to_string();
+                assert_eq!(
+                    matcher.matches(bytes.as_bytes()).unwrap(),
+                    want,
+                    "{count}: {event}"
+                );
+                assert_eq!(matcher.matches_value(&event), want, "{count}: {event}");
+            }
+        }
+    }
+}
