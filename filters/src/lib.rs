@@ -29,6 +29,8 @@
 //! - [`Dialect`]: Lambda (the default) accepts only the operators Lambda
 //!   documents; EventBridge accepts the full language. An operator the dialect
 //!   lacks is an error naming the operator and the dialect.
+//! - [`Pattern::required_strings`]: the exact strings a pattern requires at
+//!   one field, so a caller can tell a non-match before building the event.
 //! - [`Matcher`]: many patterns, each tagged with an id, compiled once and
 //!   matched against JSON events; it returns the ids that match.
 //! - Errors name the JSON path of what is wrong:
@@ -87,6 +89,7 @@ mod parse;
 mod path;
 mod pattern;
 mod prefilter;
+mod required;
 mod scan;
 mod skim;
 mod wildcard;

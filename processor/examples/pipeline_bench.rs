@@ -12,7 +12,9 @@
 //! deletions) and 10,000 TTL deletions for one-object-per-record mode. The
 //! stream is written and swept before timing; each run reads it from
 //! `TRIM_HORIZON` with a fresh checkpoint. Figures: stream records read per
-//! second and TTL deletions archived per second; peak RSS of the process.
+//! second and TTL deletions archived per second; CPU time of the process per
+//! archived deletion (user + system, every thread; s3s-fs's own not
+//! included), steadier than wall time on a busy machine; peak RSS.
 
 #![allow(clippy::unwrap_used, missing_docs)]
 
@@ -126,9 +128,29 @@ sinks = ["archive"]
     Config::load(&path).unwrap()
 }
 
+/// CPU seconds (user + system) the process has used, all threads: on a
+/// busy machine a steadier figure than wall time.
+fn cpu_secs() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the command's closing parenthesis; utime and stime are the
+    // 12th and 13th there, in clock ticks (100 per second on Linux).
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map_or(Vec::new(), |(_, rest)| rest.split_whitespace().collect());
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    (ticks(11) + ticks(12)) / 100.0
+}
+
 /// Runs the pipeline until the stream is drained (or `limit` TTL deletions are
-/// archived); returns (stream records read, records delivered, seconds).
-async fn run(mut pipeline: Pipeline, limit: u64) -> (u64, u64, f64) {
+/// archived); returns (stream records read, records delivered, seconds, CPU
+/// seconds).
+async fn run(mut pipeline: Pipeline, limit: u64) -> (u64, u64, f64, f64) {
+    let cpu = cpu_secs();
     let started = Instant::now();
     loop {
         let report = pipeline.step().await.unwrap();
@@ -139,7 +161,8 @@ async fn run(mut pipeline: Pipeline, limit: u64) -> (u64, u64, f64) {
     pipeline.flush().await.unwrap();
     let elapsed = started.elapsed().as_secs_f64();
     let stats = pipeline.stats();
-    (stats.records_read, stats.records_delivered, elapsed)
+    let cpu = cpu_secs() - cpu;
+    (stats.records_read, stats.records_delivered, elapsed, cpu)
 }
 
 fn peak_rss_kib() -> u64 {
@@ -195,11 +218,12 @@ fn start_s3s_fs(root: &Path) -> Option<(Child, String)> {
     Some((child, format!("http://127.0.0.1:{port}")))
 }
 
-fn line(name: &str, read: u64, delivered: u64, secs: f64) -> f64 {
+fn line(name: &str, (read, delivered, secs, cpu): (u64, u64, f64, f64)) -> f64 {
     let rate = delivered as f64 / secs;
     println!(
-        "{name:<44} {read:>9} read {delivered:>9} archived {secs:>7.2} s {:>11.0} read/s {rate:>11.0} archived/s",
-        read as f64 / secs
+        "{name:<44} {read:>9} read {delivered:>9} archived {secs:>7.2} s {:>11.0} read/s {rate:>11.0} archived/s {:>6.2} CPU µs/archived",
+        read as f64 / secs,
+        cpu * 1e6 / delivered.max(1) as f64
     );
     rate
 }
@@ -222,25 +246,25 @@ async fn main() {
         Pipeline::build_with_engine(&config(work.path(), name, sink), engine.clone()).unwrap()
     };
     let mut rates = HashMap::new();
-    let (r, d, s) = run(
+    let result = run(
         build("file-1000", "[sinks.archive.file]\npath = \"archive\"\n[sinks.archive.file.batch]\nmax_records = 1000\n"),
         u64::MAX,
     )
     .await;
     rates.insert(
         "file-1000",
-        line("file sink, 1,000 records per file (fsync each)", r, d, s),
+        line("file sink, 1,000 records per file (fsync each)", result),
     );
-    let (r, d, s) = run(
+    let result = run(
         build("file", "[sinks.archive.file]\npath = \"archive\"\n"),
         u64::MAX,
     )
     .await;
     rates.insert(
         "file",
-        line("file sink, default batch (10,000 / 10 MiB)", r, d, s),
+        line("file sink, default batch (10,000 / 10 MiB)", result),
     );
-    let (r, d, s) = run(
+    let result = run(
         build(
             "file-zstd",
             "[sinks.archive.file]\npath = \"archive\"\ncompression = \"zstd\"\n",
@@ -248,7 +272,7 @@ async fn main() {
         u64::MAX,
     )
     .await;
-    line("file sink, default batch, zstd", r, d, s);
+    line("file sink, default batch, zstd", result);
 
     if let Some((mut server, endpoint)) = start_s3s_fs(&work.path().join("s3")) {
         let client = s3_client(&endpoint);
@@ -284,10 +308,10 @@ async fn main() {
                     false,
                 )))
         };
-        let (r, d, s) = run(s3("s3-batch", "batch"), u64::MAX).await;
-        let batched = line("s3 sink, batched objects (10,000 / 10 MiB)", r, d, s);
-        let (r, d, s) = run(s3("s3-record", "record"), per_record_items).await;
-        let per_record = line("s3 sink, one object per record (16 in flight)", r, d, s);
+        let result = run(s3("s3-batch", "batch"), u64::MAX).await;
+        let batched = line("s3 sink, batched objects (10,000 / 10 MiB)", result);
+        let result = run(s3("s3-record", "record"), per_record_items).await;
+        let per_record = line("s3 sink, one object per record (16 in flight)", result);
         println!(
             "ratio s3 batched / one object per record: {:.1}x",
             batched / per_record

@@ -199,6 +199,7 @@ mod tests {
             approximate_creation_millis: 0,
             is_ttl_deletion: true,
             json: vec![b'x'; len],
+            unmatched: false,
         }
     }
 

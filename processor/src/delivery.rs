@@ -192,6 +192,7 @@ mod tests {
             approximate_creation_millis: 0,
             is_ttl_deletion: false,
             json: b"{}".to_vec(),
+            unmatched: false,
         }
     }
 

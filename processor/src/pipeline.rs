@@ -147,10 +147,13 @@ impl Pipeline {
     /// As [`Pipeline::build`].
     pub fn with_source(
         config: &Config,
-        source: Box<dyn Source>,
+        mut source: Box<dyn Source>,
         starting_position: StartingPosition,
     ) -> Result<Self, PipelineError> {
         let routing = Routing::build(config)?;
+        if let Some(names) = routing.event_names() {
+            source.route_event_names(names);
+        }
         let mut alarms = Vec::new();
         for alarm in &config.alarms {
             let definition = AlarmDefinition::load(&alarm.file)?;

@@ -1,6 +1,7 @@
 //! The router: one compiled filter set for all routes; each record goes to the
 //! routes whose filter it matches.
 
+use std::collections::BTreeSet;
 use std::path::Path;
 
 use ttlstream_filters::{Dialect, Matcher, Pattern, parse_filter_file_with};
@@ -23,6 +24,10 @@ pub struct Router {
     matcher: Matcher<usize>,
     /// Routes without a filter: every record matches them.
     unfiltered: Vec<usize>,
+    /// The `eventName`s some route's patterns accept, when every pattern
+    /// requires one of a set ([`Pattern::required_strings`]); `None` when a
+    /// route takes any.
+    event_names: Option<BTreeSet<String>>,
 }
 
 /// Reads a filter file (bare pattern or Lambda `FilterCriteria`).
@@ -62,11 +67,30 @@ impl Router {
                 Some(patterns) => compiled.extend(patterns.into_iter().map(|p| (index, p))),
             }
         }
+        let event_names = if unfiltered.is_empty() {
+            compiled
+                .iter()
+                .try_fold(BTreeSet::new(), |mut names, (_, p)| {
+                    names.extend(p.required_strings(&["eventName"])?);
+                    Some(names)
+                })
+        } else {
+            None
+        };
         Self {
             routes,
             matcher: Matcher::new(compiled),
             unfiltered,
+            event_names,
         }
+    }
+
+    /// The `eventName`s a record must have for some route to match it, when
+    /// every route's every pattern requires one of a set of exact strings
+    /// there (as the TTL filter's `"eventName": ["REMOVE"]`); `None` when a
+    /// route can match a record of any `eventName`.
+    pub fn event_names(&self) -> Option<&BTreeSet<String>> {
+        self.event_names.as_ref()
     }
 
     /// The routes, in config order.
@@ -74,11 +98,15 @@ impl Router {
         &self.routes
     }
 
-    /// Indexes of the routes `record` matches, in config order.
+    /// Indexes of the routes `record` matches, in config order; none for a
+    /// record its source marked [`Record::unmatched`].
     ///
     /// # Errors
     /// The filter engine's error when the record is not valid JSON.
     pub fn route(&self, record: &Record) -> Result<Vec<usize>, ttlstream_filters::EventError> {
+        if record.unmatched {
+            return Ok(Vec::new());
+        }
         let mut matched = self.matcher.matches(&record.json)?;
         matched.extend(self.unfiltered.iter().copied());
         matched.sort_unstable();

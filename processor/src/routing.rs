@@ -117,6 +117,12 @@ impl Routing {
         self.limits.clone()
     }
 
+    /// The `eventName`s a record needs for any route to match it
+    /// ([`Router::event_names`]); `None`: any.
+    pub fn event_names(&self) -> Option<&std::collections::BTreeSet<String>> {
+        self.router.event_names()
+    }
+
     /// Replaces the sink (routed or dead-letter) named like `sink`: a caller's
     /// own S3 client, a test double. Returns `false` when no sink has its name.
     pub fn replace_sink(&mut self, sink: Box<dyn Sink>) -> bool {

@@ -42,6 +42,7 @@ fn records(count: usize, payload_bytes: usize) -> Vec<Record> {
                 approximate_creation_millis: millis,
                 is_ttl_deletion: true,
                 json: serde_json::to_vec(&value).expect("json"),
+                unmatched: false,
             }
         })
         .collect()

@@ -123,6 +123,7 @@ mod tests {
             approximate_creation_millis: secs * 1000,
             is_ttl_deletion: ttl,
             json: Vec::new(),
+            unmatched: false,
         }
     }
 

@@ -26,9 +26,7 @@ pub(super) fn write_record(
     context: &RecordContext,
 ) -> Result<(), String> {
     let millis = record.approximate_creation_date_time_millis();
-    // The library's float_unix_epoch writes `timestamp_millis() / 1000`.
-    chrono::DateTime::from_timestamp_millis(millis)
-        .ok_or_else(|| "ApproximateCreationDateTime out of range".to_string())?;
+    check_time(millis)?;
     out.extend_from_slice(br#"{"awsRegion":"#);
     string(out, &context.region);
     out.extend_from_slice(br#","dynamodb":{"ApproximateCreationDateTime":"#);
@@ -71,6 +69,17 @@ pub(super) fn write_record(
     }
     out.push(b'}');
     Ok(())
+}
+
+/// Whether the library type can hold `millis` as `ApproximateCreationDateTime`.
+///
+/// # Errors
+/// `ApproximateCreationDateTime out of range` when it is not a valid date.
+pub(super) fn check_time(millis: i64) -> Result<(), String> {
+    // The library's float_unix_epoch writes `timestamp_millis() / 1000`.
+    chrono::DateTime::from_timestamp_millis(millis)
+        .map(drop)
+        .ok_or_else(|| "ApproximateCreationDateTime out of range".to_string())
 }
 
 /// A JSON string, escaped exactly as serde_json escapes it: control

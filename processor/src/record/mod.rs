@@ -36,8 +36,14 @@ pub struct Record {
     /// A REMOVE made by the TTL process (`userIdentity` Service /
     /// dynamodb.amazonaws.com), as opposed to a user's delete.
     pub is_ttl_deletion: bool,
-    /// The Lambda-shaped JSON of the record, one line, no trailing newline.
+    /// The Lambda-shaped JSON of the record, one line, no trailing newline;
+    /// empty when `unmatched`.
     pub json: Vec<u8>,
+    /// Set by a source that proved no route matches the record and so left
+    /// `json` empty: its `eventName` is none the routes' patterns require
+    /// ([`crate::sources::Source::route_event_names`]). Routing sends it to no
+    /// sink; it still counts, and moves the checkpoint, as a read record.
+    pub unmatched: bool,
 }
 
 /// Where records come from, for the fields of the Lambda shape that the engine
@@ -60,24 +66,41 @@ impl Record {
         stored: &StoredRecord,
         context: &RecordContext,
     ) -> Result<Self, SourceError> {
-        let table_name = stored.table_name().to_string();
-        let sequence_number = stored.sequence_number().to_string();
+        let mut record = Self::unmatched_from_stored(stored)?;
         let capacity = 256 + 2 * usize::try_from(stored.size_bytes()).unwrap_or(0);
-        let mut json = Vec::with_capacity(capacity);
-        if let Err(message) = json::write_record(&mut json, stored, &sequence_number, context) {
-            return Err(SourceError::Record {
-                table: table_name,
-                sequence_number,
-                message,
-            });
-        }
-        Ok(Self {
-            table_name,
-            sequence_number,
+        record.json.reserve(capacity);
+        json::write_record(&mut record.json, stored, &record.sequence_number, context)
+            .map_err(|message| record.error(message))?;
+        record.unmatched = false;
+        Ok(record)
+    }
+
+    /// An engine change record no route matches ([`Record::unmatched`]): its
+    /// table, `SequenceNumber`, time and kind, without the JSON. Fails on
+    /// what [`Record::from_stored`] fails on, so skipping the JSON changes no
+    /// outcome.
+    ///
+    /// # Errors
+    /// [`SourceError::Record`] when the record's time is out of range.
+    pub fn unmatched_from_stored(stored: &StoredRecord) -> Result<Self, SourceError> {
+        let record = Self {
+            table_name: stored.table_name().to_string(),
+            sequence_number: stored.sequence_number().to_string(),
             approximate_creation_millis: stored.approximate_creation_date_time_millis(),
             is_ttl_deletion: stored.is_ttl_delete(),
-            json,
-        })
+            json: Vec::new(),
+            unmatched: true,
+        };
+        json::check_time(record.approximate_creation_millis).map_err(|m| record.error(m))?;
+        Ok(record)
+    }
+
+    fn error(&self, message: String) -> SourceError {
+        SourceError::Record {
+            table: self.table_name.clone(),
+            sequence_number: self.sequence_number.clone(),
+            message,
+        }
     }
 
     /// Converts a decoded engine change record: [`Record::from_stored`] of its

@@ -304,3 +304,76 @@ proptest! {
         prop_assert_eq!(&record.table_name, &case.table_name);
     }
 }
+
+/// Filter files for the skip property, one route each: three whose patterns
+/// all require an `eventName` (so the source may skip the others' JSON) and
+/// two that do not.
+const FILTERS: &[&str] = &[
+    r#"{"eventName":["REMOVE"],"userIdentity":{"type":["Service"],"principalId":["dynamodb.amazonaws.com"]}}"#,
+    r#"{"eventName":["INSERT","MODIFY"],"dynamodb":{"Keys":{"UserName":{"S":[{"prefix":"u"}]}}}}"#,
+    r#"{"$or":[{"eventName":["MODIFY"]},{"eventName":["REMOVE"],"awsRegion":["ddblocal"]}]}"#,
+    r#"{"eventName":[{"prefix":"INS"}]}"#,
+    r#"{"dynamodb":{"StreamViewType":["KEYS_ONLY"]}}"#,
+];
+
+fn router(chosen: &[usize]) -> crate::router::Router {
+    let routes = chosen
+        .iter()
+        .map(|i| crate::router::Route {
+            name: format!("r{i}"),
+            sinks: vec![0],
+        })
+        .collect();
+    let filters = chosen
+        .iter()
+        .map(|i| Some(ttlstream_filters::parse_filter_file(FILTERS[*i]).expect("filter")))
+        .collect();
+    crate::router::Router::new(routes, filters)
+}
+
+#[test]
+fn the_routes_event_names_come_from_every_pattern() {
+    let names = |chosen: &[usize]| router(chosen).event_names().cloned();
+    let set = |s: &[&str]| Some(s.iter().map(|n| (*n).to_string()).collect());
+    assert_eq!(names(&[0]), set(&["REMOVE"]));
+    assert_eq!(names(&[0, 1, 2]), set(&["INSERT", "MODIFY", "REMOVE"]));
+    assert_eq!(names(&[0, 3]), None);
+    assert_eq!(names(&[4]), None);
+    let unfiltered = crate::router::Router::new(
+        vec![crate::router::Route {
+            name: "all".into(),
+            sinks: vec![0],
+        }],
+        vec![None],
+    );
+    assert_eq!(unfiltered.event_names(), None);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// The source's skip is the matcher's decision: a record whose
+    /// `eventName` the routes do not name matches no route on its full JSON
+    /// either, and the skipped record keeps every other field.
+    #[test]
+    fn a_skipped_record_matches_no_route_on_its_full_json(
+        case in changes(),
+        chosen in proptest::sample::subsequence(vec![0usize, 1, 2, 3, 4], 1..4),
+    ) {
+        let router = router(&chosen);
+        let stored = StoredRecord::from_change(&case);
+        let full = Record::from_stored(&stored, &context()).expect("record");
+        let skipped = Record::unmatched_from_stored(&stored).expect("record");
+        prop_assert!(skipped.unmatched && skipped.json.is_empty() && !full.unmatched);
+        prop_assert_eq!(
+            Record { json: Vec::new(), unmatched: true, ..full.clone() },
+            skipped.clone()
+        );
+        prop_assert!(router.route(&skipped).expect("route").is_empty());
+        if let Some(names) = router.event_names()
+            && !names.contains(case.event_name.as_str())
+        {
+            prop_assert!(router.route(&full).expect("route").is_empty());
+        }
+    }
+}

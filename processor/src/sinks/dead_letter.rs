@@ -36,6 +36,7 @@ pub fn envelope(record: &Record, sink: &str, error: &str) -> Record {
         approximate_creation_millis: record.approximate_creation_millis,
         is_ttl_deletion: record.is_ttl_deletion,
         json,
+        unmatched: false,
     }
 }
 
@@ -51,6 +52,7 @@ mod tests {
             approximate_creation_millis: 7,
             is_ttl_deletion: true,
             json: br#"{"eventName":"REMOVE"}"#.to_vec(),
+            unmatched: false,
         };
         let letter = envelope(&record, "archive", "sink archive: \"down\"");
         let value: serde_json::Value = serde_json::from_slice(&letter.json).expect("JSON");

@@ -266,6 +266,7 @@ mod tests {
             approximate_creation_millis: millis,
             is_ttl_deletion: true,
             json: format!(r#"{{"eventName":"REMOVE","dynamodb":{{"Keys":{keys}}}}}"#).into_bytes(),
+            unmatched: false,
         }
     }
 

@@ -2,12 +2,15 @@
 //! through its DynamoDB Streams API (ListStreams, DescribeStream, GetRecords),
 //! shard by shard, parent before child.
 
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::str::FromStr;
 use std::time::Duration;
 
 use serde::Deserialize;
-use ttlstream_engine::{Engine, SequenceNumber, Shard, StreamPosition, Sweeper, SweeperOptions};
+use ttlstream_engine::{
+    Engine, EventName, SequenceNumber, Shard, StreamPosition, Sweeper, SweeperOptions,
+};
 
 use super::{BoxFuture, ReadFrom, Source, StartingPosition};
 use crate::error::SourceError;
@@ -59,6 +62,9 @@ struct ShardReader {
     table: String,
     /// `awsRegion` of the records.
     region: String,
+    /// The `eventName`s some route matches ([`Source::route_event_names`]);
+    /// records of other kinds are read without their JSON. `None`: all.
+    routed: Option<Vec<EventName>>,
 }
 
 /// A read started before the pipeline asked for it: used when the pipeline
@@ -101,6 +107,7 @@ impl EngineSource {
                 region: config.region.clone(),
                 table: config.table.clone(),
                 engine,
+                routed: None,
             },
             read_ahead: None,
             _sweeper: None,
@@ -253,7 +260,12 @@ impl ShardReader {
                         return Ok(out);
                     }
                     position = StreamPosition::AfterSequenceNumber(sequence_number);
-                    out.push(Record::from_stored(stored, &context)?);
+                    let routed = self.routed.as_ref();
+                    out.push(if routed.is_none_or(|r| r.contains(&stored.event_name())) {
+                        Record::from_stored(stored, &context)?
+                    } else {
+                        Record::unmatched_from_stored(stored)?
+                    });
                 }
                 match got.next_position {
                     // Closed and drained: go on with the child.
@@ -275,6 +287,16 @@ impl Source for EngineSource {
 
     fn tables(&self) -> Vec<String> {
         vec![self.reader.table.clone()]
+    }
+
+    fn route_event_names(&mut self, names: &BTreeSet<String>) {
+        let kinds = [EventName::Insert, EventName::Modify, EventName::Remove];
+        self.reader.routed = Some(
+            kinds
+                .into_iter()
+                .filter(|kind| names.contains(kind.as_str()))
+                .collect(),
+        );
     }
 
     fn read<'a>(

@@ -81,6 +81,7 @@ pub fn from_event_record(
         approximate_creation_millis,
         is_ttl_deletion,
         json,
+        unmatched: false,
     })
 }
 

@@ -95,6 +95,16 @@ pub trait Source: Send {
         None
     }
 
+    /// Tells the source that no route matches a record whose `eventName` is
+    /// not in `names` (called once, before the first read, when the routes'
+    /// patterns all require one of a set). A source may then return such
+    /// records with [`Record::unmatched`] set and no JSON, saving the
+    /// encoding; their `SequenceNumber`s, times and kinds must still be
+    /// right. Default: ignored.
+    fn route_event_names(&mut self, names: &std::collections::BTreeSet<String>) {
+        let _ = names;
+    }
+
     /// Whether the source has ended for good (a file or stdin read to its end):
     /// the pipeline's `run` then returns after the last batch. Default false.
     fn exhausted(&self) -> bool {

@@ -95,6 +95,7 @@ mod tests {
             approximate_creation_millis: 0,
             is_ttl_deletion: true,
             json: json.as_bytes().to_vec(),
+            unmatched: false,
         }
     }
 
