@@ -63,7 +63,9 @@ impl Classifier {
 
     /// The first pass over the array whose `[` is at `start`: whether, up
     /// to its closing bracket, it holds only brackets, commas and number
-    /// bytes (`-`, `.`, digits), with fewer than `room` arrays open at once.
+    /// bytes (`-`, `.`, digits), with fewer than `room` arrays open at once,
+    /// every `-` just after a `[` or `,`, and every `.` before a digit (so
+    /// a number's only `-` is its first byte, and a `.` is never its last).
     /// Either way `kept` holds what [`Kept`] keeps of its first blocks (from
     /// `start`, 64 bytes each), as many as fit.
     ///
@@ -100,7 +102,6 @@ pub(crate) const KEPT_BLOCKS: usize = 16;
 pub(crate) struct Kept {
     /// `[`, `]` and `,`.
     pub(crate) delimiters: u64,
-    pub(crate) minus: u64,
     pub(crate) dot: u64,
 }
 
@@ -109,10 +110,15 @@ impl Kept {
     pub(crate) fn of(block: &Block) -> Self {
         Self {
             delimiters: block.delimiters,
-            minus: block.minus,
             dot: block.dot,
         }
     }
+}
+
+/// Whether the byte at `at` is not an ASCII digit (or past the end).
+#[inline]
+fn non_digit_before_next(bytes: &[u8], at: usize) -> bool {
+    !bytes.get(at).is_some_and(u8::is_ascii_digit)
 }
 
 /// The 64 bytes at `at`, or what is left of them followed by zeros in `padded`.
@@ -140,6 +146,9 @@ fn compact_array_with(
     let mut at = start;
     let mut level: usize = 0;
     let mut index = 0;
+    // Whether the last byte of the block before is a delimiter, as bit 0
+    // (the first block starts with `[`).
+    let mut delimiter_before = 0u64;
     loop {
         let mut padded = [0u8; 64];
         let block = classify(chunk(bytes, at, &mut padded));
@@ -152,12 +161,25 @@ fn compact_array_with(
         }
         let end = crate::skim::closing_bit(block.open, block.close, &mut level);
         let before_end = end.map_or(u64::MAX, |i| (1u64 << i) - 1);
-        if block.other & before_end != 0 {
+        // A `-` after anything but a delimiter, a `.` before anything but
+        // a digit.
+        let non_digit = block.delimiters | block.minus | block.dot;
+        let misplaced = block.other
+            | block.minus & !(block.delimiters << 1 | delimiter_before)
+            | block.dot << 1 & non_digit;
+        // Up to the closing bracket, itself included (`-]`, `.]`).
+        if misplaced & (before_end << 1 | 1) != 0 {
             return false;
         }
         if end.is_some() {
             return true;
         }
+        // A `.` as the last byte of a block is checked by the next one's
+        // first byte: not a digit there means a misplaced `.` (or the end).
+        if block.dot >> 63 == 1 && non_digit_before_next(bytes, at + 64) {
+            return false;
+        }
+        delimiter_before = block.delimiters >> 63;
         at += 64;
     }
 }

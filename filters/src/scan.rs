@@ -177,7 +177,7 @@ impl<'a> Walk<'_, 'a> {
                 }
                 Ok(())
             }
-            Some(b'-' | b'0'..=b'9') => self.number_at(node),
+            Some(b'-' | b'0'..=b'9') => self.number_at(node, true),
             Some(b't') => {
                 self.lex.literal(b"true")?;
                 self.record(node, Scalar::Bool(true));
@@ -197,15 +197,17 @@ impl<'a> Walk<'_, 'a> {
         }
     }
 
-    /// A number (its first byte next) at trie `node`.
+    /// A number (its first byte next) at trie `node`; `rough`: first judge
+    /// it by its leading digits (else it was judged already).
     #[inline]
-    fn number_at(&mut self, node: usize) -> Result<(), EventError> {
+    fn number_at(&mut self, node: usize, rough: bool) -> Result<(), EventError> {
         let here = self.trie.node(node);
         if let Some(path) = here.path {
             let rest = self.lex.bytes.get(self.lex.pos..).unwrap_or_default();
             // Most numbers at a `numeric` path are far from every
             // range: their leading digits tell.
-            if here.has_number_ranges()
+            if rough
+                && here.has_number_ranges()
                 && let Some((len, low, high)) = crate::number::lex_rough(rest)
                 && here.rejects_numbers_between(low, high)
             {
@@ -278,12 +280,9 @@ impl<'a> Walk<'_, 'a> {
                 None => Kept::of(&classifier.block(bytes, at)),
             };
             index += 1;
-            // `-` and `.` of the block before and this one, for numbers
-            // that start in the one before.
-            let signs = (
-                u128::from(before.minus) | u128::from(block.minus) << 64,
-                u128::from(before.dot) | u128::from(block.dot) << 64,
-            );
+            // The `.`s of the block before and this one, for numbers that
+            // start in the one before.
+            let dots = u128::from(before.dot) | u128::from(block.dot) << 64;
             let mut delimiters = block.delimiters;
             if at == start {
                 delimiters &= !1;
@@ -299,14 +298,14 @@ impl<'a> Walk<'_, 'a> {
                     if byte == b'[' {
                         return Err(self.lex.error_at(d, "expected `,` or `]`"));
                     }
-                    let far = far_number(bytes, prev + 1, d, at, signs, here);
+                    let far = far_number(bytes, prev + 1, d, at, dots, here);
                     if far {
                         if let Some(path) = here.path {
                             self.leaves.mark(path);
                         }
                     } else {
                         self.lex.pos = prev + 1;
-                        self.number_at(node)?;
+                        self.number_at(node, false)?;
                         if self.lex.pos != d {
                             return Err(self.lex.error_at(self.lex.pos, "expected `,` or `]`"));
                         }
@@ -466,7 +465,7 @@ fn far_number(
     start: usize,
     end: usize,
     at: usize,
-    signs: (u128, u128),
+    dots: u128,
     here: &TrieNode,
 ) -> bool {
     use crate::compile::IntegerPart;
@@ -475,7 +474,7 @@ fn far_number(
         negative,
         integer_len,
         fraction,
-    }) = plain_number(bytes, start, end, at, signs)
+    }) = plain_number(bytes, start, end, at, dots)
     else {
         return false;
     };
@@ -502,39 +501,31 @@ fn far_number(
     here.rejects_fixed(low, high)
 }
 
-/// The number in `bytes[start..end]` (only digits, `-` and `.`, between two
-/// delimiters), when it is a [`Plain`] number; `signs` flag the `-` and `.`
-/// of the 128 bytes from `at - 64`. `None` otherwise (then
-/// [`Walk::number_at`] reads it, or reports what is wrong).
+/// The number in `bytes[start..end]` (between two delimiters of an array
+/// that [`crate::classify::Classifier::compact_array`] accepted: digits, a
+/// `-` only first, a `.` never last), when it is a [`Plain`] number; `dots`
+/// flag the `.`s of the 128 bytes from `at - 64`.
+/// `None` otherwise (then [`Walk::number_at`] reads it, or reports what is
+/// wrong).
 #[inline]
-fn plain_number(
-    bytes: &[u8],
-    start: usize,
-    end: usize,
-    at: usize,
-    signs: (u128, u128),
-) -> Option<Plain> {
+fn plain_number(bytes: &[u8], start: usize, end: usize, at: usize, dots: u128) -> Option<Plain> {
     let len = end - start;
     let offset = (start + 64).checked_sub(at)?;
     if len > 32 || offset + len > 128 {
         return None;
     }
-    let bits = |window: u128| (window >> offset) as u64 & ((1u64 << len) - 1);
-    let (minus, dot) = (bits(signs.0), bits(signs.1));
-    // `-` only first; at most one `.`, with digits on both sides.
-    let sign = usize::from(minus & 1 == 1);
-    if minus >> 1 != 0 || dot & dot.wrapping_sub(1) != 0 {
+    let dot = (dots >> offset) as u64 & ((1u64 << len) - 1);
+    // At most one `.`.
+    if dot & dot.wrapping_sub(1) != 0 {
         return None;
     }
+    let sign = usize::from(bytes.get(start) == Some(&b'-'));
     let integer_end = if dot == 0 {
         len
     } else {
-        let at = dot.trailing_zeros() as usize;
-        if at + 1 == len {
-            return None;
-        }
-        at
+        dot.trailing_zeros() as usize
     };
+    // Digits before the `.` (not `-.5`, `.5` or `-`).
     let digits = integer_end.checked_sub(sign).filter(|&n| n > 0)?;
     // No leading zero (`01`): each integer part has one spelling per sign.
     if digits > 1 && bytes.get(start + sign) == Some(&b'0') {
@@ -702,6 +693,26 @@ mod tests {
             ok > 2000 && failed > 2000 && hits > 300,
             "{ok} {failed} {hits}"
         );
+    }
+
+    #[test]
+    fn misplaced_signs_and_dots_are_errors_wherever_the_blocks_split() {
+        // The first pass checks `-` and `.` by 64-byte blocks: put each
+        // fault on every side of a block boundary, in numbers far from the
+        // range (passed over unless the fault is seen).
+        let pattern = r#"{"c": [{"numeric": [">", 1000, "<", 1001]}]}"#;
+        let pattern = Pattern::parse_with(pattern, crate::Dialect::EventBridge).unwrap();
+        let matcher = crate::Matcher::new([(0, pattern)]);
+        for bad in [
+            "5.", "5.,1", "-", "1-2", "--1", ".5", "-.5", "5..1", "1.2.3",
+        ] {
+            for k in 1..140 {
+                let event = format!(r#"{{"c":[{},{bad}],"c":1}}"#, "1".repeat(k));
+                let lazy = matcher.matches(event.as_bytes());
+                let strict = matcher.matches_strict(event.as_bytes());
+                assert!(lazy.is_err() && strict.is_err(), "{event}: {lazy:?}");
+            }
+        }
     }
 
     proptest::proptest! {
