@@ -99,7 +99,7 @@ impl TrieNode {
             return 0;
         }
         self.tests.iter().enumerate().fold(0, |bits, (i, test)| {
-            bits | u64::from(test.matches(value)) << i
+            bits | u64::from(test.matches_inline(value)) << i
         })
     }
 }
@@ -449,6 +449,26 @@ pub(crate) enum Test {
 }
 
 impl Test {
+    /// [`Test::matches`], with the common string tests inlined: most
+    /// values are rejected by their length alone.
+    #[inline]
+    fn matches_inline(&self, value: &Scalar<'_>) -> bool {
+        match (self, value) {
+            (Self::String(a), Scalar::String(b)) => a.len() == b.len() && a == b.as_ref(),
+            (Self::EqualsIgnoreCase(p), Scalar::String(s)) if s.is_ascii() => {
+                ascii_eq(s.as_bytes(), p.as_bytes())
+            }
+            (Self::Not(inner), Scalar::String(s)) => match inner.as_ref() {
+                Self::AnyOf(tests) => !tests.iter().any(|t| match t {
+                    Self::String(a) => a.len() == s.len() && a == s.as_ref(),
+                    other => other.matches(value),
+                }),
+                other => !other.matches(value),
+            },
+            _ => self.matches(value),
+        }
+    }
+
     /// Whether `value` satisfies this test.
     pub(crate) fn matches(&self, value: &Scalar<'_>) -> bool {
         match (self, value) {
