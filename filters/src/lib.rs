@@ -69,6 +69,7 @@
 //!
 //! No input panics: bad patterns and events are errors.
 
+mod anchored;
 mod bitstack;
 mod children;
 mod cidr;
@@ -89,6 +90,7 @@ mod parse;
 mod path;
 mod pattern;
 mod prefilter;
+mod quotes;
 mod required;
 mod scan;
 mod skim;

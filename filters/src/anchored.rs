@@ -1,0 +1,216 @@
+//! The required literals of [`crate::prefilter`], found at the quotes they
+//! are anchored at.
+//!
+//! Every literal is anchored at a quote: the `"` before an exact string (its
+//! closing quote included) or a prefix, the `"` after a suffix. So
+//! [`crate::quotes`] offers the quotes whose neighbouring bytes could begin
+//! or end one (SIMD bit masks, 64 bytes at a time, stopping at a `\`), and
+//! at each, the literals whose first byte (after a quote) or last byte
+//! (before one) stand there are compared in full. Most of a city-lots
+//! event's bytes (a polygon's coordinates) hold no quote and cost a few
+//! instructions per 64 bytes, where a search for the literals' own bytes
+//! (`aho-corasick`'s SIMD "Teddy", which this replaced) costs about a cycle
+//! per byte.
+
+use crate::quotes::{Anchors, Seen, each_quote};
+
+/// The literals, by the quote they are anchored at.
+#[derive(Debug, Clone)]
+pub(crate) struct Anchored {
+    /// Exact strings (with their closing quote) and prefixes, the bytes
+    /// right after a `"`: grouped by first byte.
+    after: ByByte,
+    /// Suffixes, the bytes right before a `"` (without it): grouped by last byte.
+    before: ByByte,
+    /// The bytes next to a quote that `after` or `before` may start or end at.
+    anchors: Anchors,
+}
+
+/// Byte strings grouped by one of their bytes.
+#[derive(Debug, Clone)]
+struct ByByte {
+    /// Per byte value, 1 + its group's index in `groups`; 0 for none.
+    slot: [u16; 256],
+    groups: Vec<Vec<Literal>>,
+}
+
+/// A byte string, with its first and last eight bytes as words: most
+/// candidates differ from it there, and two word compares are cheaper than
+/// a call to `memcmp`.
+#[derive(Debug, Clone)]
+struct Literal {
+    bytes: Box<[u8]>,
+    head: u64,
+    tail: u64,
+}
+
+/// The first eight bytes of `bytes` as a word (zeros past their end).
+fn word(bytes: &[u8]) -> u64 {
+    let mut word = [0; 8];
+    let n = bytes.len().min(8);
+    word[..n].copy_from_slice(&bytes[..n]);
+    u64::from_le_bytes(word)
+}
+
+impl Literal {
+    fn new(bytes: &[u8]) -> Self {
+        Self {
+            bytes: bytes.into(),
+            head: word(bytes),
+            tail: word(
+                bytes
+                    .get(bytes.len().saturating_sub(8)..)
+                    .unwrap_or_default(),
+            ),
+        }
+    }
+
+    /// Whether `hay` holds this literal at `at`.
+    #[inline(always)]
+    fn is_at(&self, hay: &[u8], at: usize) -> bool {
+        let n = self.bytes.len();
+        let Some(window) = hay.get(at..at.saturating_add(n)) else {
+            return false;
+        };
+        if n < 8 {
+            return window.iter().zip(&self.bytes).all(|(a, b)| a == b);
+        }
+        let word = |from: usize| {
+            window
+                .get(from..from + 8)
+                .and_then(|w| w.try_into().ok())
+                .map(u64::from_le_bytes)
+        };
+        word(0) == Some(self.head)
+            && word(n - 8) == Some(self.tail)
+            && (n <= 16 || window.get(8..n - 8) == self.bytes.get(8..n - 8))
+    }
+}
+
+impl ByByte {
+    fn new() -> Self {
+        Self {
+            slot: [0; 256],
+            groups: Vec::new(),
+        }
+    }
+
+    fn add(&mut self, key: u8, bytes: &[u8]) {
+        let slot = &mut self.slot[usize::from(key)];
+        if *slot == 0 {
+            self.groups.push(Vec::new());
+            *slot = u16::try_from(self.groups.len()).unwrap_or(u16::MAX);
+        }
+        if let Some(group) = self.groups.get_mut(usize::from(*slot) - 1) {
+            group.push(Literal::new(bytes));
+        }
+    }
+
+    /// Every byte string.
+    fn literals(&self) -> impl Iterator<Item = &[u8]> {
+        self.groups
+            .iter()
+            .flatten()
+            .map(|literal| &literal.bytes[..])
+    }
+
+    /// The group of byte strings keyed by `key` (often empty).
+    #[inline(always)]
+    fn group(&self, key: u8) -> &[Literal] {
+        match self.slot[usize::from(key)] {
+            0 => &[],
+            slot => self
+                .groups
+                .get(usize::from(slot) - 1)
+                .map_or(&[], Vec::as_slice),
+        }
+    }
+}
+
+impl Anchored {
+    /// For literals that start right after a quote (`after`: exact strings
+    /// with their closing quote, prefixes), and literals that end right
+    /// before one (`before`: suffixes, without it). Empty literals are left out.
+    pub(crate) fn new(after: &[&[u8]], before: &[&[u8]]) -> Self {
+        let mut anchored = Self {
+            after: ByByte::new(),
+            before: ByByte::new(),
+            anchors: Anchors::new([], []),
+        };
+        for literal in after {
+            if let Some(&first) = literal.first() {
+                anchored.after.add(first, literal);
+            }
+        }
+        for literal in before {
+            if let Some(&last) = literal.last() {
+                anchored.before.add(last, literal);
+            }
+        }
+        anchored.anchors = Anchors::new(anchored.after.literals(), anchored.before.literals());
+        anchored
+    }
+
+    /// Whether `bytes` hold no `\` and none of the literals at its quote.
+    pub(crate) fn holds_none(&self, bytes: &[u8]) -> bool {
+        each_quote(bytes, &self.anchors, |quote| self.at_quote(bytes, quote)) == Seen::End
+    }
+
+    /// Whether a literal starts right after, or ends right before, the `"` at `quote`.
+    #[inline(always)]
+    fn at_quote(&self, bytes: &[u8], quote: usize) -> bool {
+        let after = quote + 1;
+        if let Some(&first) = bytes.get(after)
+            && self
+                .after
+                .group(first)
+                .iter()
+                .any(|l| l.is_at(bytes, after))
+        {
+            return true;
+        }
+        if let Some(&last) = quote.checked_sub(1).and_then(|at| bytes.get(at))
+            && (self.before.group(last).iter()).any(|l| {
+                quote
+                    .checked_sub(l.bytes.len())
+                    .is_some_and(|at| l.is_at(bytes, at))
+            })
+        {
+            return true;
+        }
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_literals_of_every_length_at_their_quotes_only() {
+        let long = b"abcdefghijklmnopqrs\"";
+        let anchored = Anchored::new(&[&b"ab\""[..], long, b"abcdefghij"], &[&b"yz"[..]]);
+        for (event, none) in [
+            (&br#"{"k": "ab"}"#[..], false),
+            (br#"{"k": "abc"}"#, true),
+            (br#"{"k": "xab"}"#, true),
+            (br#"{"k": "abcdefghijklmnopqrs"}"#, false),
+            // The first and last eight bytes equal, one in the middle not.
+            (br#"{"k": "abcdefghiXklmnopqrs"}"#, true),
+            // Not the long literal, but the prefix.
+            (br#"{"k": "abcdefghijklmnopqr"}"#, false),
+            (br#"{"abcdefghijk": 1}"#, false),
+            (br#"{"abcdefghi": 1}"#, true),
+            (br#"{"k": "xyz"}"#, false),
+            (br#"{"k": "xy"}"#, true),
+            (br#"{"k": "a\"b"}"#, false),
+        ] {
+            assert_eq!(
+                anchored.holds_none(event),
+                none,
+                "{}",
+                String::from_utf8_lossy(event)
+            );
+        }
+    }
+}
