@@ -17,6 +17,17 @@
 //! because the next pass starts again from the expiry index, which holds
 //! exactly the items not yet deleted.
 //!
+//! Order of the REMOVE records: batches follow the expiry index (a batch
+//! holds the earliest expiries not yet swept), but within one batch the
+//! items are deleted, and their records numbered, in primary-key order:
+//! the point reads and item tombstones then walk the items keyspace in its
+//! own order (about 10 % less sweep CPU than expiry order; reading in key
+//! order but staging in expiry order gained nothing). DynamoDB states no
+//! order: expired items are deleted "on a best-effort basis", "typically
+//! within two days of expiration" (UpdateTimeToLive, DynamoDB API
+//! Reference); every item of a batch is already expired, and each item's
+//! own records stay in order.
+//!
 //! One mechanism serves the three TTL models: a pass lists every table with
 //! something that can expire (DynamoDB tables with TTL enabled, Tablestore
 //! tables, Spanner tables with a row deletion policy), and a pass with a
@@ -34,7 +45,6 @@ use crate::sweep_lag::LagHistogram;
 use crate::table::TimeToLiveSpecification;
 use crate::ttl::{expired_range_secs, is_expired_at, item_expiry_epoch_secs};
 use crate::write::Change;
-use std::collections::HashSet;
 use std::ops::Bound;
 use std::sync::Arc;
 
@@ -208,14 +218,24 @@ impl Engine {
                 return Ok(deleted);
             };
             let wanted = removal_attributes(&current, spec);
-            let mut batch = store.db.batch();
-            let mut seq = state.alloc();
-            // Keys deleted in this batch (borrowed from `candidates`).
-            let mut done: HashSet<&[u8]> = HashSet::with_capacity(candidates.len());
-            let mut deleted_here = 0u64;
+            // The batch's entries in primary-key order (one atomic write, all
+            // already expired; DynamoDB gives TTL deletions no order): point
+            // reads and item tombstones then follow the items keyspace's
+            // order, and two entries of one item (a stale one left behind)
+            // are neighbours.
+            let mut entries = Vec::with_capacity(candidates.len());
             for index_key in &candidates {
                 let (secs, pk) = decode_expiry_key(index_key)?;
-                let item = if done.contains(pk) {
+                entries.push((pk, secs, index_key));
+            }
+            entries.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+            let mut batch = store.db.batch();
+            let mut seq = state.alloc();
+            // The key deleted last in this batch: an item is deleted once.
+            let mut last_deleted: Option<&[u8]> = None;
+            let mut deleted_here = 0u64;
+            for &(pk, secs, index_key) in &entries {
+                let item = if last_deleted == Some(pk) {
                     None
                 } else {
                     self.load_item_bytes(&current, pk, Some(&wanted))?
@@ -234,7 +254,7 @@ impl Engine {
                             user_identity: Some(&ttl_identity),
                         };
                         self.stage_change(&mut batch, &mut seq, &current, change)?;
-                        done.insert(pk);
+                        last_deleted = Some(pk);
                         deleted_here += 1;
                         lag.record(batch_millis.saturating_sub(secs.saturating_mul(1000)));
                     }
@@ -326,6 +346,51 @@ mod tests {
             ("ttl".to_string(), AttributeValue::N(ttl.to_string())),
         ])
         .into()
+    }
+
+    #[test]
+    fn batches_follow_expiry_order_and_delete_in_key_order_within() {
+        let dir = tempfile::tempdir().unwrap();
+        let clock = Arc::new(ManualClock::new(1_000_000));
+        let engine = Engine::open(
+            dir.path(),
+            EngineOptions {
+                clock: clock.clone(),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        engine
+            .create_table(
+                TableDefinition::new("Tbl", "pk", ScalarAttributeType::S)
+                    .with_stream(crate::StreamViewType::KeysOnly),
+            )
+            .unwrap();
+        engine
+            .update_time_to_live("Tbl", TimeToLiveSpecification::enabled("ttl"))
+            .unwrap();
+        // Expiries run against key order: d first, a last.
+        for (pk, ttl) in [("a", 1_040), ("b", 1_030), ("c", 1_020), ("d", 1_010)] {
+            engine.put_item("Tbl", item(pk, ttl)).unwrap();
+        }
+        clock.advance(std::time::Duration::from_secs(100));
+        let position = crate::StreamPosition::TrimHorizon;
+        let before = engine
+            .read_stream("Tbl", position, usize::MAX)
+            .unwrap()
+            .len();
+
+        // Two batches of two: {d, c} (the earliest expiries), then {b, a}.
+        assert_eq!(engine.sweep(None, 2).unwrap().deleted, 4);
+        let removed: Vec<AttributeValue> = engine
+            .read_stream("Tbl", position, usize::MAX)
+            .unwrap()
+            .into_iter()
+            .skip(before)
+            .map(|r| r.keys["pk"].clone())
+            .collect();
+        let expected = ["c", "d", "a", "b"].map(|k| AttributeValue::S(k.into()));
+        assert_eq!(removed, expected);
     }
 
     #[test]

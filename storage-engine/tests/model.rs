@@ -9,7 +9,9 @@ use common::*;
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 use std::time::Duration;
-use ttlstream_engine::{AttributeValue, EventName, Item, StreamPosition, StreamViewType, Update};
+use ttlstream_engine::{
+    AttributeValue, EventName, Item, SWEEP_CHUNK, StreamPosition, StreamViewType, Update,
+};
 
 #[derive(Clone, Debug)]
 enum Ttl {
@@ -111,10 +113,14 @@ impl Model {
             .filter_map(|(u, i)| model_expiry(i).map(|e| (e, u.clone())))
             .filter(|(e, _)| e * 1000 < self.now_millis)
             .collect();
+        // Batches of the earliest expiries; within a batch, key order.
         due.sort();
-        for (_, user) in due {
-            self.items.remove(&user);
-            self.records.push((EventName::Remove, user, true));
+        for batch in due.chunks_mut(SWEEP_CHUNK) {
+            batch.sort_by(|a, b| a.1.cmp(&b.1));
+            for (_, user) in batch.iter() {
+                self.items.remove(user);
+                self.records.push((EventName::Remove, user.clone(), true));
+            }
         }
     }
 }
