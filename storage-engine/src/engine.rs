@@ -6,7 +6,8 @@ use crate::item::primary_key_bytes;
 use crate::shards::StreamOptions;
 use crate::shards::alloc::OpenShard;
 use crate::storage::{
-    FORMAT_KEY, FORMAT_VERSION, Store, TableMeta, decode_item, expiry_key, table_meta_key,
+    FORMAT_KEY, FORMAT_VERSION, Store, TableMeta, decode_item, expiry_key, expiry_table_prefix,
+    table_meta_key,
 };
 use crate::table::{TableDefinition, TimeToLiveSpecification};
 use crate::ttl::item_expiry_epoch_secs;
@@ -98,7 +99,8 @@ impl Engine {
     ///
     /// [`OpenError::Storage`] if fjall cannot open or recover the directory
     /// (including when another process or engine has it open);
-    /// [`OpenError::UnsupportedFormat`] for a directory of another format version.
+    /// [`OpenError::UnsupportedFormat`] for a directory of another format
+    /// version (one of version 1 is brought to version 2 first: `migrate.rs`).
     pub fn open(path: impl AsRef<Path>, options: EngineOptions) -> Result<Engine, OpenError> {
         let path = path.as_ref();
         let storage_err = |source: StorageError| OpenError::Storage {
@@ -106,19 +108,22 @@ impl Engine {
             source,
         };
         let store = Store::open(path).map_err(|e| storage_err(e.into()))?;
-        match store
+        let version = store
             .meta
             .get(FORMAT_KEY)
-            .map_err(|e| storage_err(e.into()))?
-        {
-            Some(v) if v.as_ref() != FORMAT_VERSION.as_bytes() => {
+            .map_err(|e| storage_err(e.into()))?;
+        match version.as_deref() {
+            Some(v) if v == FORMAT_VERSION.as_bytes() => {
+                crate::migrate::drop_v1(&store).map_err(storage_err)?;
+            }
+            Some(b"1") => crate::migrate::from_v1(&store).map_err(storage_err)?,
+            Some(v) => {
                 return Err(OpenError::UnsupportedFormat {
                     path: path.display().to_string(),
-                    found: String::from_utf8_lossy(&v).into_owned(),
+                    found: String::from_utf8_lossy(v).into_owned(),
                     expected: FORMAT_VERSION.to_string(),
                 });
             }
-            Some(_) => {}
             None => {
                 let mut batch = store.db.batch();
                 batch.insert(&store.meta, FORMAT_KEY, FORMAT_VERSION.as_bytes());
@@ -381,7 +386,7 @@ impl Engine {
         // One pass over a snapshot iterator, committing as it goes (restarting
         // from the prefix each chunk would rescan the tombstones: quadratic).
         let mut batch = store.db.batch();
-        for guard in store.expiry.prefix(id.to_be_bytes()) {
+        for guard in store.expiry.prefix(expiry_table_prefix(id)) {
             batch.remove(&store.expiry, guard.key()?);
             if batch.len() >= TTL_REINDEX_CHUNK {
                 std::mem::replace(&mut batch, store.db.batch()).commit()?;

@@ -4,9 +4,9 @@
 //!
 //! | keyspace | key | value |
 //! |---|---|---|
-//! | `meta` | `"format"` / `"table/" ++ name` | `"1"` / JSON [`TableMeta`] |
+//! | `meta` | `"format"` / `"table/" ++ name` | `"2"` / JSON [`TableMeta`] |
 //! | `items` | table id (u32 BE) ++ primary key | DynamoDB JSON of the item |
-//! | `expiry` | table id ++ expiry secs (i64, sign-flipped BE) ++ primary key | empty |
+//! | `expiry2` | short table id ++ expiry secs (`expiry_key.rs`) ++ primary key | empty |
 //! | `stream` | table id ++ sequence number (u64 BE) | JSON [`ChangeRecord`] |
 
 use crate::error::StorageError;
@@ -17,8 +17,12 @@ use serde::{Deserialize, Serialize};
 use serde_dynamo::Item;
 use std::path::Path;
 
+pub(crate) use crate::expiry_key::{
+    decode_expiry_key, expiry_bound, expiry_key, expiry_table_prefix,
+};
+
 /// On-disk format version this build writes and reads.
-pub(crate) const FORMAT_VERSION: &str = "1";
+pub(crate) const FORMAT_VERSION: &str = "2";
 /// Key of the format version in `meta`.
 pub(crate) const FORMAT_KEY: &[u8] = b"format";
 const TABLE_PREFIX: &[u8] = b"table/";
@@ -26,7 +30,9 @@ const TABLE_PREFIX: &[u8] = b"table/";
 /// Keyspace names (also used in error messages).
 pub(crate) const META: &str = "meta";
 pub(crate) const ITEMS: &str = "items";
-pub(crate) const EXPIRY: &str = "expiry";
+pub(crate) const EXPIRY: &str = "expiry2";
+/// The expiry index of format version 1 (see `migrate.rs`).
+pub(crate) const EXPIRY_V1: &str = "expiry";
 pub(crate) const STREAM: &str = "stream";
 /// Secondary-index entries (see `index.rs`).
 pub(crate) const INDEXES: &str = "index";
@@ -150,41 +156,6 @@ pub(crate) fn item_key(id: u32, pk: &[u8]) -> Vec<u8> {
     k
 }
 
-/// Order-preserving bytes of an `i64` (sign bit flipped, big-endian).
-pub(crate) fn secs_bytes(secs: i64) -> [u8; 8] {
-    ((secs as u64) ^ (1 << 63)).to_be_bytes()
-}
-
-/// `expiry` key: table id ++ expiry secs ++ encoded primary key.
-pub(crate) fn expiry_key(id: u32, secs: i64, pk: &[u8]) -> Vec<u8> {
-    let mut k = Vec::with_capacity(12 + pk.len());
-    k.extend_from_slice(&id.to_be_bytes());
-    k.extend_from_slice(&secs_bytes(secs));
-    k.extend_from_slice(pk);
-    k
-}
-
-/// `expiry` range bound for a table and a second: table id ++ secs.
-pub(crate) fn expiry_bound(id: u32, secs: i64) -> Vec<u8> {
-    expiry_key(id, secs, &[])
-}
-
-/// Splits an `expiry` key into (expiry secs, encoded primary key).
-///
-/// # Errors
-///
-/// [`StorageError::Corrupt`] if the key is shorter than 12 bytes.
-pub(crate) fn decode_expiry_key(key: &[u8]) -> Result<(i64, &[u8]), StorageError> {
-    let secs = key
-        .get(4..12)
-        .and_then(|b| <[u8; 8]>::try_from(b).ok())
-        .map(|b| (u64::from_be_bytes(b) ^ (1 << 63)) as i64);
-    match (secs, key.get(12..)) {
-        (Some(secs), Some(pk)) => Ok((secs, pk)),
-        _ => Err(corrupt(EXPIRY, "expiry key", "shorter than 12 bytes")),
-    }
-}
-
 /// `stream` key: table id ++ sequence number.
 pub(crate) fn stream_key(id: u32, seq: SequenceNumber) -> [u8; 12] {
     let mut k = [0u8; 12];
@@ -206,7 +177,11 @@ pub(crate) fn decode_stream_key(key: &[u8]) -> Result<SequenceNumber, StorageErr
         .ok_or_else(|| corrupt(STREAM, "stream key", "not 12 bytes"))
 }
 
-fn corrupt(keyspace: &'static str, what: &'static str, message: impl Into<String>) -> StorageError {
+pub(crate) fn corrupt(
+    keyspace: &'static str,
+    what: &'static str,
+    message: impl Into<String>,
+) -> StorageError {
     StorageError::Corrupt {
         keyspace,
         what,
@@ -283,20 +258,6 @@ pub(crate) fn stored_record(bytes: fjall::Slice) -> Result<crate::StoredRecord, 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn expiry_keys_sort_by_time_and_round_trip() {
-        let a = expiry_key(1, -5, b"x");
-        let b = expiry_key(1, 0, b"a");
-        let c = expiry_key(1, 1_700_000_000, b"a");
-        let d = expiry_key(2, -100, b"a");
-        assert!(a < b && b < c && c < d);
-        assert_eq!(
-            decode_expiry_key(&c).expect("decode"),
-            (1_700_000_000, &b"a"[..])
-        );
-        assert!(decode_expiry_key(b"short").is_err());
-    }
 
     #[test]
     fn stream_keys_round_trip() {

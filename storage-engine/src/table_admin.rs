@@ -3,7 +3,7 @@
 
 use crate::engine::Engine;
 use crate::error::TableError;
-use crate::storage::table_meta_key;
+use crate::storage::{expiry_table_prefix, table_meta_key};
 use crate::table::TableDefinition;
 use fjall::Keyspace;
 use std::sync::Arc;
@@ -36,9 +36,10 @@ impl Engine {
         let store = &self.inner.store;
         let prefix = meta.id.to_be_bytes();
         self.inner.swept_floors.forget(meta.id);
-        for keyspace in [&store.items, &store.expiry, &store.indexes] {
+        for keyspace in [&store.items, &store.indexes] {
             self.remove_prefix(keyspace, &prefix)?;
         }
+        self.remove_prefix(&store.expiry, &expiry_table_prefix(meta.id))?;
         let mut alloc = state.alloc();
         let mut batch = store.db.batch();
         batch.remove(&store.meta, table_meta_key(table));

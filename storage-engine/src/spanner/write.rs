@@ -9,7 +9,7 @@ use super::value::SpannerValue;
 use super::{SpannerMeta, load, load_all, meta_key};
 use crate::engine::Engine;
 use crate::error::{StorageError, TableError, WriteError};
-use crate::storage::{ITEMS, decode_json, expiry_key, item_key};
+use crate::storage::{ITEMS, decode_json, expiry_key, expiry_table_prefix, item_key};
 
 impl Engine {
     /// Creates a Spanner-model table (`CREATE TABLE`, with its indexes and
@@ -236,7 +236,7 @@ impl Engine {
     fn reindex_policy(&self, meta: &SpannerMeta) -> Result<(), StorageError> {
         let store = &self.inner.store;
         let mut batch = store.db.batch();
-        for guard in store.expiry.prefix(meta.id.to_be_bytes()) {
+        for guard in store.expiry.prefix(expiry_table_prefix(meta.id)) {
             batch.remove(&store.expiry, guard.key()?);
         }
         for guard in store.items.prefix(meta.id.to_be_bytes()) {
