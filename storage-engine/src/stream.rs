@@ -120,17 +120,23 @@ pub struct UserIdentity {
 }
 
 impl UserIdentity {
+    /// `type` of the identity DynamoDB puts on TTL deletions ("DynamoDB
+    /// Streams and Time to Live").
+    pub const TTL_TYPE: &'static str = "Service";
+    /// `principalId` of the identity DynamoDB puts on TTL deletions.
+    pub const TTL_PRINCIPAL_ID: &'static str = "dynamodb.amazonaws.com";
+
     /// The identity DynamoDB puts on TTL deletions.
     pub fn dynamodb_ttl() -> Self {
         Self {
-            r#type: "Service".to_string(),
-            principal_id: "dynamodb.amazonaws.com".to_string(),
+            r#type: Self::TTL_TYPE.to_string(),
+            principal_id: Self::TTL_PRINCIPAL_ID.to_string(),
         }
     }
 
     /// Whether this is the TTL service identity.
     pub fn is_dynamodb_ttl(&self) -> bool {
-        self.r#type == "Service" && self.principal_id == "dynamodb.amazonaws.com"
+        self.r#type == Self::TTL_TYPE && self.principal_id == Self::TTL_PRINCIPAL_ID
     }
 }
 

@@ -238,14 +238,7 @@ impl StoredRecord {
     pub fn user_identity(&self) -> Option<(&str, &str)> {
         match &self.identity {
             Identity::None => None,
-            Identity::Ttl => {
-                let ttl = ("Service", "dynamodb.amazonaws.com");
-                debug_assert!(
-                    UserIdentity::dynamodb_ttl().r#type == ttl.0
-                        && UserIdentity::dynamodb_ttl().principal_id == ttl.1
-                );
-                Some(ttl)
-            }
+            Identity::Ttl => Some((UserIdentity::TTL_TYPE, UserIdentity::TTL_PRINCIPAL_ID)),
             Identity::Other(r#type, principal) => Some((self.str(r#type), self.str(principal))),
         }
     }
@@ -256,7 +249,7 @@ impl StoredRecord {
         self.event_name == EventName::Remove
             && self
                 .user_identity()
-                .is_some_and(|(t, p)| t == "Service" && p == "dynamodb.amazonaws.com")
+                .is_some_and(|id| id == (UserIdentity::TTL_TYPE, UserIdentity::TTL_PRINCIPAL_ID))
     }
 }
 
@@ -281,13 +274,20 @@ fn check_utf8(b: &[u8]) -> Result<&str, String> {
 /// Checks a map (count, then names and values) and returns its DynamoDB size
 /// at the top level ([`crate::item_size_bytes`]: names plus values).
 fn check_map(r: &mut Reader<'_>, depth: usize) -> Result<u64, String> {
+    Ok(check_entries(r, depth)?.1)
+}
+
+/// Checks a map's entries; returns their count and the size of their names
+/// and values.
+fn check_entries(r: &mut Reader<'_>, depth: usize) -> Result<(u64, u64), String> {
+    let count = r.len()?;
     let mut size = 0;
-    for _ in 0..r.len()? {
+    for _ in 0..count {
         let n = r.len()?;
         check_utf8(r.take(n)?)?;
         size += n as u64 + check_value(r, depth)?;
     }
-    Ok(size)
+    Ok((count as u64, size))
 }
 
 /// Checks one value; returns [`crate::value_size_bytes`] of it.
@@ -309,13 +309,8 @@ fn check_value(r: &mut Reader<'_>, depth: usize) -> Result<u64, String> {
         }
         // 3 + per entry 1 + name + value, as value_size_bytes.
         M => {
-            let mut size = 3;
-            for _ in 0..r.len()? {
-                let n = r.len()?;
-                check_utf8(r.take(n)?)?;
-                size += 1 + n as u64 + check_value(r, depth + 1)?;
-            }
-            size
+            let (count, size) = check_entries(r, depth + 1)?;
+            3 + count + size
         }
         L => {
             let mut size = 3;
@@ -390,6 +385,7 @@ impl<'a> ListView<'a> {
 
 /// Reads one value of a checked record and moves past it.
 fn next_value<'a>(r: &mut Reader<'a>) -> Option<ValueView<'a>> {
+    let start = r.bytes;
     let tag = r.byte().ok()?;
     let text = |r: &mut Reader<'a>| {
         let n = r.len().ok()?;
@@ -404,40 +400,26 @@ fn next_value<'a>(r: &mut Reader<'a>) -> Option<ValueView<'a>> {
         }
         BOOL => ValueView::Bool(r.byte().ok()? != 0),
         NULL => ValueView::Null(r.byte().ok()? != 0),
-        M | L | SS | NS | BS => {
-            let len = r.len().ok()?;
-            let bytes = r.bytes;
-            // Move past the elements: a length-checked walk, no allocation.
+        _ => {
+            // A container: move past it, elements and all (a length-checked
+            // walk, no allocation), then read its length after the tag.
+            *r = Reader { bytes: start };
+            r.skip_value(0).ok()?;
+            let mut header = Reader {
+                bytes: start.get(1..)?,
+            };
+            let len = header.len().ok()?;
+            let bytes = header.bytes;
+            let list = ListView { bytes, len };
             match tag {
-                M => {
-                    for _ in 0..len {
-                        let n = r.len().ok()?;
-                        r.take(n).ok()?;
-                        r.skip_value(1).ok()?;
-                    }
-                    ValueView::M(ItemView { bytes, len })
-                }
-                L => {
-                    for _ in 0..len {
-                        r.skip_value(1).ok()?;
-                    }
-                    ValueView::L(ListView { bytes, len })
-                }
-                _ => {
-                    for _ in 0..len {
-                        let n = r.len().ok()?;
-                        r.take(n).ok()?;
-                    }
-                    let list = ListView { bytes, len };
-                    match tag {
-                        SS => ValueView::Ss(list),
-                        NS => ValueView::Ns(list),
-                        _ => ValueView::Bs(list),
-                    }
-                }
+                M => ValueView::M(ItemView { bytes, len }),
+                L => ValueView::L(list),
+                SS => ValueView::Ss(list),
+                NS => ValueView::Ns(list),
+                BS => ValueView::Bs(list),
+                _ => return None,
             }
         }
-        _ => return None,
     })
 }
 
