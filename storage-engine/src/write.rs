@@ -12,7 +12,7 @@ use crate::engine::{Engine, WriteState};
 use crate::error::{StorageError, WriteError};
 use crate::item::{key_only_bytes, validate_attribute, validate_item};
 use crate::shards::alloc::SeqAlloc;
-use crate::storage::{TableMeta, decode_item, expiry_key, item_key, stream_key};
+use crate::storage::{ITEMS, TableMeta, corrupt, decode_item, expiry_key, item_key, stream_key};
 use crate::stream::{EventName, SequenceNumber, UserIdentity};
 use crate::ttl::item_expiry_epoch_secs;
 use fjall::OwnedWriteBatch;
@@ -250,11 +250,7 @@ impl Engine {
         };
         let item = match only {
             Some(names) if crate::codec::is_binary(&v) => {
-                crate::codec::decode_attributes(&v, names).map_err(|m| StorageError::Corrupt {
-                    keyspace: crate::storage::ITEMS,
-                    what: "item",
-                    message: m,
-                })?
+                crate::codec::decode_attributes(&v, names).map_err(|m| corrupt(ITEMS, "item", m))?
             }
             _ => decode_item(&v)?,
         };

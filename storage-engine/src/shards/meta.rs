@@ -12,7 +12,7 @@
 //! in that range. Sequence numbers are engine-wide, so ranges never overlap.
 
 use crate::error::StorageError;
-use crate::storage::{decode_json, encode_json};
+use crate::storage::{corrupt, decode_json, encode_json};
 use crate::table::{KeyAttribute, StreamViewType};
 use fjall::{Keyspace, Readable};
 use serde::{Deserialize, Serialize};
@@ -122,11 +122,7 @@ fn split_key(key: &[u8]) -> Result<(u32, u64), StorageError> {
     let seq = key.get(5..13).and_then(|b| <[u8; 8]>::try_from(b).ok());
     match (id, seq, key.len()) {
         (Some(id), Some(seq), 13) => Ok((u32::from_be_bytes(id), u64::from_be_bytes(seq))),
-        _ => Err(StorageError::Corrupt {
-            keyspace: SHARDS,
-            what: "stream or shard key",
-            message: "not 13 bytes".into(),
-        }),
+        _ => Err(corrupt(SHARDS, "stream or shard key", "not 13 bytes")),
     }
 }
 
@@ -202,11 +198,7 @@ pub(crate) fn trimmed_through(
     };
     <[u8; 8]>::try_from(v.as_ref())
         .map(|b| Some(u64::from_be_bytes(b)))
-        .map_err(|_| StorageError::Corrupt {
-            keyspace: SHARDS,
-            what: "trimmed-through mark",
-            message: "not 8 bytes".into(),
-        })
+        .map_err(|_| corrupt(SHARDS, "trimmed-through mark", "not 8 bytes"))
 }
 
 /// The highest sequence number any entry of the keyspace names (stream and

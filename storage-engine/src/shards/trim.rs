@@ -13,7 +13,7 @@ use super::meta::{
 };
 use crate::engine::Engine;
 use crate::error::{StorageError, StreamError};
-use crate::storage::{STREAM, decode_json, decode_record, decode_stream_key, stream_key};
+use crate::storage::{STREAM, corrupt, decode_json, decode_record, decode_stream_key, stream_key};
 use crate::stream::SequenceNumber;
 use fjall::Readable;
 use std::collections::BTreeSet;
@@ -201,14 +201,11 @@ impl RecordKind {
                 }
                 let record: CommitTimestamp = decode_json(STREAM, "data change record", value)?;
                 crate::spanner::parse_rfc3339_millis(&record.commit_timestamp).ok_or_else(|| {
-                    StorageError::Corrupt {
-                        keyspace: STREAM,
-                        what: "data change record",
-                        message: format!(
-                            "commit_timestamp {:?} is not RFC 3339 with milliseconds",
-                            record.commit_timestamp
-                        ),
-                    }
+                    let message = format!(
+                        "commit_timestamp {:?} is not RFC 3339 with milliseconds",
+                        record.commit_timestamp
+                    );
+                    corrupt(STREAM, "data change record", message)
                 })
             }
         }
