@@ -208,7 +208,7 @@ impl Engine {
                 );
                 return Ok(deleted);
             };
-            from = Bound::Excluded(last.to_vec());
+            let last = last.to_vec();
             let batch_millis = self.inner.clock.now_millis();
             // Re-read the setting under the lock: TTL may have been disabled.
             let Some(current) = self.table_meta(&meta.definition.table_name) else {
@@ -265,15 +265,14 @@ impl Engine {
             batch.commit()?;
             let allocated = seq.finish();
             state.apply(allocated);
-            if let Bound::Excluded(last) = &from {
-                self.inner.swept_floors.swept(
-                    meta.id,
-                    &scan_from,
-                    from_window_start,
-                    Some(last),
-                    &window_end,
-                );
-            }
+            self.inner.swept_floors.swept(
+                meta.id,
+                &scan_from,
+                from_window_start,
+                Some(&last),
+                &window_end,
+            );
+            from = Bound::Excluded(last);
             drop(state);
             deleted += deleted_here;
         }
