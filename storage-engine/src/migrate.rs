@@ -167,6 +167,25 @@ mod tests {
     }
 
     #[test]
+    fn a_directory_of_an_unknown_version_is_refused_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        drop(Engine::open(dir.path(), EngineOptions::default()).unwrap());
+        {
+            let db = fjall::Database::builder(dir.path()).open().unwrap();
+            let meta = db.keyspace(META, KeyspaceCreateOptions::default).unwrap();
+            meta.insert(FORMAT_KEY, b"3").unwrap();
+            db.persist(fjall::PersistMode::SyncAll).unwrap();
+        }
+        let err = Engine::open(dir.path(), EngineOptions::default()).unwrap_err();
+        assert!(matches!(
+            &err,
+            crate::OpenError::UnsupportedFormat { found, expected, .. }
+                if found == "3" && expected == FORMAT_VERSION
+        ));
+        assert!(err.to_string().contains("format version 3"), "{err}");
+    }
+
+    #[test]
     fn a_short_format_1_key_is_corrupt_naming_the_keyspace() {
         let err = decode_v1(b"\0\0\0\x01abc").unwrap_err();
         assert!(err.to_string().contains(EXPIRY_V1), "{err}");

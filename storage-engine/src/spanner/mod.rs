@@ -47,8 +47,8 @@ const META_PREFIX: &[u8] = b"spanner/";
 /// Persistent metadata of a Spanner table (`meta` value, JSON).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct SpannerMeta {
-    /// Key prefix of rows (`items`), policy entries (`expiry`) and records
-    /// (`stream`).
+    /// Key prefix of rows (`items`), policy entries (the expiry index, in
+    /// its short form: `expiry_key.rs`) and records (`stream`).
     pub id: u32,
     /// Key prefix (`items`) of each secondary index, parallel to
     /// `definition.indexes`.

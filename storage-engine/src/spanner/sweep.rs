@@ -1,6 +1,6 @@
 //! The sweeper's Spanner part: deletes rows past their table's row deletion
-//! policy through the policy index (`expiry` keyspace: table id ++ policy
-//! timestamp ms ++ encoded key), in batches of up to the sweeper's batch size.
+//! policy through the policy index (the expiry index, `expiry_key.rs`:
+//! table id ++ policy timestamp ms ++ encoded key), in batches of up to the sweeper's batch size.
 //! Each batch is one atomic write and one system transaction: the rows, their
 //! index and policy entries, their interleaved children, and the DELETE data
 //! change records with `transaction_tag: "RowDeletionPolicy"`. The pass
