@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::compile::{Condition, PathTrie, compile};
+use crate::compile::{Condition, PathId, PathTrie, compile};
 use crate::consistency::{Candidate, satisfiable};
 use crate::error::EventError;
 use std::cell::Cell;
@@ -29,6 +29,11 @@ pub struct Matcher<Id> {
     ids: Vec<Id>,
     /// `(index into ids, branches)` per pattern, in insertion order.
     rules: Vec<(usize, Vec<Vec<Condition>>)>,
+    /// The rules that are one condition on one path, known by test bits
+    /// (most): `(index into ids, path, mask)`, checked in a tight loop.
+    simple: Vec<(usize, PathId, u64)>,
+    /// Indexes into `rules` of the others.
+    complex: Vec<usize>,
     trie: PathTrie,
     /// Literals some pattern needs, for [`Matcher::matches`]' quick rejection.
     prefilter: Prefilter,
@@ -62,9 +67,23 @@ impl<Id: Clone + PartialEq> Matcher<Id> {
             }
         }
         let prefilter = Prefilter::new(rules.iter().map(|(_, branches)| branches.as_slice()));
+        let (mut simple, mut complex) = (Vec::new(), Vec::new());
+        for (rule, (index, branches)) in rules.iter().enumerate() {
+            match branches.as_slice() {
+                [branch] => match branch.as_slice() {
+                    [condition] if !condition.absent_ok && condition.mask.is_some() => {
+                        simple.push((*index, condition.path, condition.mask.unwrap_or(0)));
+                    }
+                    _ => complex.push(rule),
+                },
+                _ => complex.push(rule),
+            }
+        }
         Matcher {
             ids,
             rules,
+            simple,
+            complex,
             trie,
             prefilter,
         }
@@ -174,7 +193,15 @@ impl<Id: Clone + PartialEq> Matcher<Id> {
         if self.ids.len() <= 64 {
             // The common case: a bit per id, no allocation unless something matches.
             let mut hit: u64 = 0;
-            for (index, branches) in &self.rules {
+            for &(index, path, mask) in &self.simple {
+                if hit & (1 << index) == 0 && leaves.at(path).any(|leaf| leaf.tests & mask != 0) {
+                    hit |= 1 << index;
+                }
+            }
+            for &rule in &self.complex {
+                let Some((index, branches)) = self.rules.get(rule) else {
+                    continue;
+                };
                 if hit & (1 << index) == 0
                     && branches.iter().any(|branch| branch_matches(branch, leaves))
                 {
