@@ -1,6 +1,8 @@
-//! What a pattern requires of one field, for callers that can decide a
-//! non-match before they build the event (the processor skips writing the
-//! JSON of a stream record whose `eventName` no pattern accepts).
+//! What a pattern requires of one field, and which top-level fields it
+//! tests, for callers that can decide a match with less than the whole event
+//! (the processor skips writing the JSON of a stream record whose `eventName`
+//! no pattern accepts, and matches records without their `dynamodb` member
+//! when no pattern names it).
 
 use std::collections::BTreeSet;
 
@@ -22,6 +24,24 @@ impl Pattern {
     #[must_use]
     pub fn required_strings(&self, path: &[&str]) -> Option<BTreeSet<String>> {
         required(&self.root, path).map(|set| set.into_iter().map(str::to_owned).collect())
+    }
+
+    /// The top-level field names the pattern tests, in its fields and in its
+    /// `$or` alternatives: an event's other top-level members cannot change
+    /// whether it matches, so a caller may match a copy of the event without
+    /// them.
+    #[must_use]
+    pub fn top_level_fields(&self) -> BTreeSet<&str> {
+        let mut names = BTreeSet::new();
+        top_level(&self.root, &mut names);
+        names
+    }
+}
+
+fn top_level<'p>(object: &'p ObjectPattern, names: &mut BTreeSet<&'p str>) {
+    names.extend(object.fields.keys().map(String::as_str));
+    for alternative in object.any_of.iter().flatten() {
+        top_level(alternative, names);
     }
 }
 

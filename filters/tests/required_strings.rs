@@ -116,6 +116,48 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// Top-level members the pattern does not name never change the outcome.
+    #[test]
+    fn members_no_pattern_names_do_not_change_a_match(
+        pattern_json in pattern(2),
+        event in event(),
+    ) {
+        let Ok(pattern) = Pattern::from_value_with(&pattern_json, Dialect::EventBridge) else {
+            return Ok(());
+        };
+        let named = pattern.top_level_fields();
+        let Value::Object(members) = &event else { unreachable!() };
+        let kept: Map<String, Value> = members
+            .iter()
+            .filter(|(name, _)| named.contains(name.as_str()))
+            .map(|(name, value)| (name.clone(), value.clone()))
+            .collect();
+        let kept = Value::Object(kept).to_string();
+        let matcher = Matcher::new([(0u8, pattern)]);
+        prop_assert_eq!(
+            matcher.matches(event.to_string().as_bytes()).unwrap(),
+            matcher.matches(kept.as_bytes()).unwrap(),
+            "pattern {} event {} kept {}", pattern_json, event, kept
+        );
+    }
+}
+
+#[test]
+fn top_level_fields_include_or_alternatives() {
+    let pattern = Pattern::parse_with(
+        r#"{"a": {"x": ["1"]}, "$or": [{"b": ["2"]}, {"c": {"d": [{"exists": true}]}}]}"#,
+        Dialect::EventBridge,
+    )
+    .unwrap();
+    assert_eq!(
+        pattern.top_level_fields().into_iter().collect::<Vec<_>>(),
+        ["a", "b", "c"]
+    );
+}
+
 fn required(pattern: &str, path: &[&str]) -> Option<BTreeSet<String>> {
     Pattern::parse_with(pattern, Dialect::EventBridge)
         .unwrap()

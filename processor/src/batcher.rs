@@ -200,6 +200,7 @@ mod tests {
             is_ttl_deletion: true,
             json: vec![b'x'; len],
             unmatched: false,
+            match_tail: None,
         }
     }
 

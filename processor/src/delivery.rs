@@ -193,6 +193,7 @@ mod tests {
             is_ttl_deletion: false,
             json: b"{}".to_vec(),
             unmatched: false,
+            match_tail: None,
         }
     }
 

@@ -28,6 +28,9 @@ pub struct Router {
     /// requires one of a set ([`Pattern::required_strings`]); `None` when a
     /// route takes any.
     event_names: Option<BTreeSet<String>>,
+    /// No pattern names `awsRegion` or `dynamodb`: a record with a
+    /// [`Record::match_tail`] is matched without them.
+    tail_matches: bool,
 }
 
 /// Reads a filter file (bare pattern or Lambda `FilterCriteria`).
@@ -77,11 +80,16 @@ impl Router {
         } else {
             None
         };
+        let tail_matches = compiled.iter().all(|(_, p)| {
+            let named = p.top_level_fields();
+            !named.contains("awsRegion") && !named.contains("dynamodb")
+        });
         Self {
             routes,
             matcher: Matcher::new(compiled),
             unfiltered,
             event_names,
+            tail_matches,
         }
     }
 
@@ -99,7 +107,9 @@ impl Router {
     }
 
     /// Indexes of the routes `record` matches, in config order; none for a
-    /// record its source marked [`Record::unmatched`].
+    /// record its source marked [`Record::unmatched`]. A record with a
+    /// [`Record::match_tail`] is matched without `awsRegion` and `dynamodb`
+    /// when no pattern names them (the filter then skips no large image).
     ///
     /// # Errors
     /// The filter engine's error when the record is not valid JSON.
@@ -107,7 +117,21 @@ impl Router {
         if record.unmatched {
             return Ok(Vec::new());
         }
-        let mut matched = self.matcher.matches(&record.json)?;
+        let tail = record
+            .match_tail
+            .filter(|_| self.tail_matches)
+            .and_then(|at| record.json.get(at..))
+            .and_then(|tail| tail.strip_prefix(b","));
+        let mut matched = match tail {
+            // The members after `dynamodb`, as an object of their own.
+            Some(tail) => {
+                let mut object = Vec::with_capacity(tail.len() + 1);
+                object.push(b'{');
+                object.extend_from_slice(tail);
+                self.matcher.matches(&object)?
+            }
+            None => self.matcher.matches(&record.json)?,
+        };
         matched.extend(self.unfiltered.iter().copied());
         matched.sort_unstable();
         matched.dedup();

@@ -43,6 +43,7 @@ fn records(count: usize, payload_bytes: usize) -> Vec<Record> {
                 is_ttl_deletion: true,
                 json: serde_json::to_vec(&value).expect("json"),
                 unmatched: false,
+                match_tail: None,
             }
         })
         .collect()

@@ -124,6 +124,7 @@ mod tests {
             is_ttl_deletion: ttl,
             json: Vec::new(),
             unmatched: false,
+            match_tail: None,
         }
     }
 

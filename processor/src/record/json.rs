@@ -13,7 +13,9 @@ use ttlstream_engine::{ItemView, StoredRecord, StreamViewType, ValueView};
 
 use super::RecordContext;
 
-/// Appends the record's compact JSON (no newline) to `out`.
+/// Appends the record's compact JSON (no newline) to `out`; returns the
+/// offset (from where it started writing) of the `,` before `"eventID"`,
+/// where the members after `dynamodb` start.
 ///
 /// # Errors
 /// `ApproximateCreationDateTime out of range` when the record's time is not a
@@ -24,7 +26,8 @@ pub(super) fn write_record(
     record: &StoredRecord,
     sequence_number: &str,
     context: &RecordContext,
-) -> Result<(), String> {
+) -> Result<usize, String> {
+    let start = out.len();
     let millis = record.approximate_creation_date_time_millis();
     check_time(millis)?;
     out.extend_from_slice(br#"{"awsRegion":"#);
@@ -52,7 +55,9 @@ pub(super) fn write_record(
         StreamViewType::OldImage => b"OLD_IMAGE",
         StreamViewType::NewAndOldImages => b"NEW_AND_OLD_IMAGES",
     });
-    out.extend_from_slice(br#""},"eventID":"#);
+    out.extend_from_slice(br#""}"#);
+    let tail = out.len() - start;
+    out.extend_from_slice(br#","eventID":"#);
     string(out, &record.event_id());
     out.extend_from_slice(br#","eventName":"#);
     string(out, record.event_name().as_str());
@@ -68,7 +73,7 @@ pub(super) fn write_record(
         out.push(b'}');
     }
     out.push(b'}');
-    Ok(())
+    Ok(tail)
 }
 
 /// Whether the library type can hold `millis` as `ApproximateCreationDateTime`.

@@ -44,6 +44,12 @@ pub struct Record {
     /// ([`crate::sources::Source::route_event_names`]). Routing sends it to no
     /// sink; it still counts, and moves the checkpoint, as a read record.
     pub unmatched: bool,
+    /// Where the record's members after `dynamodb` start, when its source
+    /// wrote `json` in the Lambda shape's order: the offset of the `,` before
+    /// `"eventID"`. `{` and `json[match_tail + 1..]` is then the record
+    /// without `awsRegion` and `dynamodb`, which routing matches instead of
+    /// the whole record when no route's pattern names those two fields.
+    pub match_tail: Option<usize>,
 }
 
 /// Where records come from, for the fields of the Lambda shape that the engine
@@ -69,8 +75,10 @@ impl Record {
         let mut record = Self::unmatched_from_stored(stored)?;
         let capacity = 256 + 2 * usize::try_from(stored.size_bytes()).unwrap_or(0);
         record.json.reserve(capacity);
-        json::write_record(&mut record.json, stored, &record.sequence_number, context)
-            .map_err(|message| record.error(message))?;
+        record.match_tail = Some(
+            json::write_record(&mut record.json, stored, &record.sequence_number, context)
+                .map_err(|message| record.error(message))?,
+        );
         record.unmatched = false;
         Ok(record)
     }
@@ -90,6 +98,7 @@ impl Record {
             is_ttl_deletion: stored.is_ttl_delete(),
             json: Vec::new(),
             unmatched: true,
+            match_tail: None,
         };
         json::check_time(record.approximate_creation_millis).map_err(|m| record.error(m))?;
         Ok(record)

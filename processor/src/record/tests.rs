@@ -366,10 +366,21 @@ proptest! {
         let skipped = Record::unmatched_from_stored(&stored).expect("record");
         prop_assert!(skipped.unmatched && skipped.json.is_empty() && !full.unmatched);
         prop_assert_eq!(
-            Record { json: Vec::new(), unmatched: true, ..full.clone() },
+            Record { json: Vec::new(), unmatched: true, match_tail: None, ..full.clone() },
             skipped.clone()
         );
         prop_assert!(router.route(&skipped).expect("route").is_empty());
+        // Matching the members after `dynamodb` decides as the whole record.
+        let whole = Record { match_tail: None, ..full.clone() };
+        prop_assert_eq!(router.route(&full).expect("route"), router.route(&whole).expect("route"));
+        let tail = full.match_tail.expect("engine records have a tail");
+        let mut object = b"{".to_vec();
+        object.extend_from_slice(&full.json[tail + 1..]);
+        let mut expected: serde_json::Value = serde_json::from_slice(&full.json).expect("json");
+        let expected_map = expected.as_object_mut().expect("object");
+        expected_map.remove("awsRegion");
+        expected_map.remove("dynamodb");
+        prop_assert_eq!(serde_json::from_slice::<serde_json::Value>(&object).expect("tail json"), expected);
         if let Some(names) = router.event_names()
             && !names.contains(case.event_name.as_str())
         {

@@ -37,6 +37,7 @@ pub fn envelope(record: &Record, sink: &str, error: &str) -> Record {
         is_ttl_deletion: record.is_ttl_deletion,
         json,
         unmatched: false,
+        match_tail: None,
     }
 }
 
@@ -53,6 +54,7 @@ mod tests {
             is_ttl_deletion: true,
             json: br#"{"eventName":"REMOVE"}"#.to_vec(),
             unmatched: false,
+            match_tail: None,
         };
         let letter = envelope(&record, "archive", "sink archive: \"down\"");
         let value: serde_json::Value = serde_json::from_slice(&letter.json).expect("JSON");

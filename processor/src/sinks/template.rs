@@ -267,6 +267,7 @@ mod tests {
             is_ttl_deletion: true,
             json: format!(r#"{{"eventName":"REMOVE","dynamodb":{{"Keys":{keys}}}}}"#).into_bytes(),
             unmatched: false,
+            match_tail: None,
         }
     }
 

@@ -82,6 +82,7 @@ pub fn from_event_record(
         is_ttl_deletion,
         json,
         unmatched: false,
+        match_tail: None,
     })
 }
 

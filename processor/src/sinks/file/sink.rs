@@ -96,6 +96,7 @@ mod tests {
             is_ttl_deletion: true,
             json: json.as_bytes().to_vec(),
             unmatched: false,
+            match_tail: None,
         }
     }
 
