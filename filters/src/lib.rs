@@ -91,6 +91,7 @@ mod path;
 mod pattern;
 mod prefilter;
 mod quotes;
+mod ranges;
 mod required;
 mod scan;
 mod skim;
