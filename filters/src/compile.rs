@@ -13,7 +13,6 @@ use crate::number;
 use crate::pattern::{
     AnythingBut, FieldPattern, Literal, NumericRange, ObjectPattern, Pattern, ValuePattern,
 };
-use crate::ranges::{IntegerPart, NumberRanges};
 use crate::wildcard::Wildcard;
 
 /// Index of an interned field path.
@@ -39,17 +38,48 @@ pub(crate) struct TrieNode {
     /// Every test of every condition at this path: a value matching none of
     /// them cannot satisfy any condition, so only its presence is recorded.
     pub(crate) tests: Vec<Test>,
-    /// The numbers the tests here accept, as key ranges, when every test a
-    /// number can satisfy is a `numeric` or an in-range exact number.
-    numbers: Option<NumberRanges>,
+    /// The keys a number must have to satisfy some test, as inclusive
+    /// ranges, when every test a number can satisfy is a `numeric` or an
+    /// in-range exact number; `None` otherwise.
+    number_ranges: Option<Vec<(i64, i64)>>,
+    /// `number_ranges` as floats, each widened by [`number::ROUGH_KEY_MARGIN`].
+    rough_ranges: Vec<(f64, f64)>,
+    /// `number_ranges` as fixed-point values ([`number::fixed_range`]),
+    /// sorted and merged; see [`TrieNode::rejects_fixed`].
+    fixed_ranges: Vec<(i64, i64)>,
+    /// The integer parts as written that a number in some range of
+    /// `fixed_ranges` can have; see [`TrieNode::integer_part`].
+    integer_texts: Option<Vec<IntegerText>>,
+}
+
+/// An integer part as written (`-122`, `0`, `-0`: sign and digits, at most
+/// 8 bytes, as a little-endian word padded with zeros) and its magnitude.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct IntegerText {
+    text: u64,
+    magnitude: u64,
+}
+
+/// The most [`IntegerText`]s a path keeps (more: numbers are converted).
+const INTEGER_TEXTS: usize = 4;
+
+/// What the integer part of a plain number says about it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum IntegerPart {
+    /// Outside every numeric range at the path.
+    Far,
+    /// Possibly in one: the integer part's magnitude (at most 8 digits).
+    Near(u64),
+    /// Not known here.
+    Unknown,
 }
 
 impl TrieNode {
     /// Whether `value`, found at this node's path, satisfies some test there.
     #[inline]
     pub(crate) fn accepts(&self, value: &Scalar<'_>) -> bool {
-        if let (Scalar::Number(key, _), Some(numbers)) = (value, &self.numbers) {
-            return key.is_some_and(|k| numbers.contains(k));
+        if let (Scalar::Number(key, _), Some(ranges)) = (value, &self.number_ranges) {
+            return key.is_some_and(|k| ranges.iter().any(|&(low, high)| low <= k && k <= high));
         }
         self.tests.iter().any(|test| test.matches(value))
     }
@@ -63,8 +93,8 @@ impl TrieNode {
         if self.tests.len() > MASKED_TESTS {
             return if self.accepts(value) { u64::MAX } else { 0 };
         }
-        if let (Scalar::Number(key, _), Some(numbers)) = (value, &self.numbers)
-            && !key.is_some_and(|k| numbers.contains(k))
+        if let (Scalar::Number(key, _), Some(ranges)) = (value, &self.number_ranges)
+            && !key.is_some_and(|k| ranges.iter().any(|&(low, high)| low <= k && k <= high))
         {
             return 0;
         }
@@ -81,16 +111,14 @@ impl TrieNode {
     /// Whether the numbers the tests here accept are known as key ranges.
     #[inline]
     pub(crate) fn has_number_ranges(&self) -> bool {
-        self.numbers.is_some()
+        self.number_ranges.is_some()
     }
 
     /// Whether no test here accepts a number whose key lies about (within
     /// [`number::ROUGH_KEY_MARGIN`]) between `low` and `high`.
     #[inline]
     pub(crate) fn rejects_numbers_between(&self, low: f64, high: f64) -> bool {
-        self.numbers
-            .as_ref()
-            .is_some_and(|numbers| numbers.rejects_between(low, high))
+        self.number_ranges.is_some() && self.rough_ranges.iter().all(|&(l, h)| high < l || low > h)
     }
 
     /// Whether no test here accepts a number whose key is about `rough_key`
@@ -99,27 +127,158 @@ impl TrieNode {
     pub(crate) fn rejects_number(&self, rough_key: f64) -> bool {
         self.rejects_numbers_between(rough_key, rough_key)
     }
+}
 
+impl TrieNode {
     /// Whether no test here accepts a number whose value lies between `low`
     /// and `high` (fixed-point, [`number::FIXED_ONE`]); `false` unless the
-    /// tests take numbers by key ranges ([`NumberRanges::rejects_fixed`]).
+    /// tests take numbers by key ranges.
     #[inline]
     pub(crate) fn rejects_fixed(&self, low: i64, high: i64) -> bool {
-        self.numbers
-            .as_ref()
-            .is_some_and(|numbers| numbers.rejects_fixed(low, high))
+        // Every range, without branches on the outcome: where a number
+        // falls among the ranges is random, a branch on it mispredicted.
+        let meets = self
+            .fixed_ranges
+            .iter()
+            .fold(false, |meets, &(l, h)| meets | (l <= high) & (low <= h));
+        !meets && self.number_ranges.is_some()
     }
+}
 
-    /// What the integer part `bytes[start..start + len]` of a plain number
-    /// says about it ([`NumberRanges::integer_part`]).
+impl TrieNode {
+    /// What the integer part `bytes[start..start + len]` (sign and digits,
+    /// no leading zero) of a plain number says: compared as written with
+    /// the few integer parts a number in range can have, when the path has
+    /// them (no digit conversion); else converted and compared as a
+    /// fixed-point interval.
     #[inline]
     pub(crate) fn integer_part(&self, bytes: &[u8], start: usize, len: usize) -> IntegerPart {
-        self.numbers
-            .as_ref()
-            .map_or(IntegerPart::Unknown, |numbers| {
-                numbers.integer_part(bytes, start, len)
-            })
+        let Some(word) = crate::lex::word_at(bytes, start) else {
+            return IntegerPart::Unknown;
+        };
+        if let Some(texts) = &self.integer_texts {
+            // Every integer part in range is spelled in at most 8 bytes.
+            if len > 8 {
+                return IntegerPart::Far;
+            }
+            let text = word & (u64::MAX >> (64 - 8 * len));
+            return texts
+                .iter()
+                .find(|t| t.text == text)
+                .map_or(IntegerPart::Far, |t| IntegerPart::Near(t.magnitude));
+        }
+        let negative = bytes.get(start) == Some(&b'-');
+        let digits = len - usize::from(negative);
+        if self.number_ranges.is_none() || digits > 8 {
+            return IntegerPart::Unknown;
+        }
+        let magnitude = number::integer(word >> (8 * u32::from(negative)), digits);
+        // At most 8 digits: below 1e16 units.
+        #[allow(clippy::cast_possible_wrap)]
+        let (low, high) = (
+            (magnitude * number::FIXED_ONE.unsigned_abs()) as i64,
+            ((magnitude + 1) * number::FIXED_ONE.unsigned_abs()) as i64,
+        );
+        let (low, high) = if negative { (-high, -low) } else { (low, high) };
+        if self.rejects_fixed(low, high) {
+            IntegerPart::Far
+        } else {
+            IntegerPart::Near(magnitude)
+        }
     }
+}
+
+/// The integer parts as written ([`IntegerText`]) of every number that can
+/// lie in the fixed-point `ranges`: `None` when more than [`INTEGER_TEXTS`]
+/// or a range is open.
+fn integer_texts(ranges: &[(i64, i64)]) -> Option<Vec<IntegerText>> {
+    let one = number::FIXED_ONE;
+    let mut texts: Vec<IntegerText> = Vec::new();
+    for &(low, high) in ranges {
+        let from = low.checked_div(one)?.checked_sub(2)?;
+        let to = high.checked_div(one)?.checked_add(2)?;
+        if to - from > 16 {
+            return None;
+        }
+        for t in from..=to {
+            // `t` written without a sign spans `t..=t + 1`; with one, `-t - 1..=-t`.
+            let spans = [
+                (t >= 0).then(|| (false, t, t * one, (t + 1).saturating_mul(one))),
+                (t <= 0).then(|| (true, -t, (t - 1).saturating_mul(one), t * one)),
+            ];
+            for (negative, magnitude, l, h) in spans.into_iter().flatten() {
+                if h < low || l > high {
+                    continue;
+                }
+                let written = format!("{}{magnitude}", if negative { "-" } else { "" });
+                let mut word = [0u8; 8];
+                word.get_mut(..written.len())?
+                    .copy_from_slice(written.as_bytes());
+                let text = IntegerText {
+                    text: u64::from_le_bytes(word),
+                    magnitude: magnitude.unsigned_abs(),
+                };
+                if !texts.contains(&text) {
+                    texts.push(text);
+                }
+            }
+        }
+    }
+    (texts.len() <= INTEGER_TEXTS).then_some(texts)
+}
+
+/// The fixed-point ranges ([`number::fixed_range`]) of key `ranges`, sorted
+/// and merged.
+fn fixed_ranges(ranges: &[(i64, i64)]) -> Vec<(i64, i64)> {
+    let mut fixed: Vec<(i64, i64)> = ranges
+        .iter()
+        .map(|&(low, high)| number::fixed_range(low, high))
+        .collect();
+    fixed.sort_unstable();
+    let mut merged: Vec<(i64, i64)> = Vec::with_capacity(fixed.len());
+    for (low, high) in fixed {
+        match merged.last_mut() {
+            Some(last) if low <= last.1.saturating_add(1) => last.1 = last.1.max(high),
+            _ => merged.push((low, high)),
+        }
+    }
+    merged
+}
+
+/// [`TrieNode::number_ranges`] for `tests`.
+fn number_ranges(tests: &[Test]) -> Option<Vec<(i64, i64)>> {
+    let mut ranges = Vec::new();
+    for test in tests {
+        match test {
+            Test::Numeric(low, high) => {
+                let low = match low {
+                    None => i64::MIN,
+                    Some((key, true)) => *key,
+                    Some((key, false)) => key.checked_add(1)?,
+                };
+                let high = match high {
+                    None => i64::MAX,
+                    Some((key, true)) => *key,
+                    Some((key, false)) => key.checked_sub(1)?,
+                };
+                ranges.push((low, high));
+            }
+            Test::Number(_, Some(key)) => ranges.push((*key, *key)),
+            // Never satisfied by a number.
+            Test::Null
+            | Test::Bool(_)
+            | Test::String(_)
+            | Test::Prefix(_)
+            | Test::Suffix(_)
+            | Test::EqualsIgnoreCase(_)
+            | Test::PrefixIgnoreCase(_)
+            | Test::SuffixIgnoreCase(_)
+            | Test::Wildcard(_)
+            | Test::Cidr(_) => {}
+            Test::Number(_, None) | Test::Any | Test::Not(_) | Test::AnyOf(_) => return None,
+        }
+    }
+    Some(ranges)
 }
 
 impl PathTrie {
@@ -169,7 +328,23 @@ impl PathTrie {
     /// Build the name searcher; call after the last pattern is compiled in.
     pub(crate) fn finish(&mut self) {
         for node in &mut self.nodes {
-            node.numbers = NumberRanges::of(&node.tests);
+            node.number_ranges = number_ranges(&node.tests);
+            const MARGIN: f64 = number::ROUGH_KEY_MARGIN;
+            #[allow(clippy::cast_precision_loss)]
+            let rough = node
+                .number_ranges
+                .iter()
+                .flatten()
+                .map(|&(low, high)| (low as f64 - MARGIN, high as f64 + MARGIN));
+            node.rough_ranges = rough.collect();
+            node.fixed_ranges = node
+                .number_ranges
+                .as_deref()
+                .map_or_else(Vec::new, fixed_ranges);
+            node.integer_texts = node
+                .number_ranges
+                .as_ref()
+                .and_then(|_| integer_texts(&node.fixed_ranges));
         }
         self.names.finish();
     }

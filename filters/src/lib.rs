@@ -91,7 +91,6 @@ mod path;
 mod pattern;
 mod prefilter;
 mod quotes;
-mod ranges;
 mod required;
 mod scan;
 mod skim;

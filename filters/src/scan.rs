@@ -468,8 +468,8 @@ fn far_number(
     dots: u128,
     here: &TrieNode,
 ) -> bool {
+    use crate::compile::IntegerPart;
     use crate::number::FIXED_ONE;
-    use crate::ranges::IntegerPart;
     let Some(Plain {
         negative,
         integer_len,
