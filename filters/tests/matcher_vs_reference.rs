@@ -4,8 +4,10 @@
 
 mod reference;
 
+mod common;
+
 use proptest::prelude::*;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use ttlstream_filters::{Dialect, Matcher, Pattern};
 
 const NAMES: &[&str] = &["a", "b", "c"];
@@ -96,27 +98,7 @@ fn match_value() -> impl Strategy<Value = Value> {
 
 /// A pattern object: 1..3 fields (arrays of values or nested objects), maybe a `$or`.
 fn pattern(depth: u32) -> BoxedStrategy<Value> {
-    let leaf = prop::collection::vec(match_value(), 1..4).prop_map(Value::Array);
-    let field = if depth == 0 {
-        leaf.boxed()
-    } else {
-        prop_oneof![3 => leaf, 1 => pattern(depth - 1)].boxed()
-    };
-    let fields = prop::collection::btree_map(name(), field, 1..3);
-    let or = if depth == 0 {
-        Just(None).boxed()
-    } else {
-        prop::option::weighted(0.3, prop::collection::vec(pattern(depth - 1), 2..4)).boxed()
-    };
-    (fields, or)
-        .prop_map(|(fields, or)| {
-            let mut map: Map<String, Value> = fields.into_iter().collect();
-            if let Some(alternatives) = or {
-                map.insert("$or".to_owned(), Value::Array(alternatives));
-            }
-            Value::Object(map)
-        })
-        .boxed()
+    common::pattern_object(depth, name, match_value, 4, 0.3, 4)
 }
 
 fn event_value(depth: u32) -> BoxedStrategy<Value> {

@@ -3,6 +3,8 @@
 //! generated patterns and events).
 #![allow(clippy::unwrap_used)]
 
+mod common;
+
 use std::collections::BTreeSet;
 
 use proptest::prelude::*;
@@ -27,29 +29,12 @@ fn match_value() -> impl Strategy<Value = Value> {
     ]
 }
 
+fn name() -> impl Strategy<Value = String> {
+    prop::sample::select(vec!["a", "b"]).prop_map(str::to_owned)
+}
+
 fn pattern(depth: u32) -> BoxedStrategy<Value> {
-    let leaf = prop::collection::vec(match_value(), 1..3).prop_map(Value::Array);
-    let field = if depth == 0 {
-        leaf.boxed()
-    } else {
-        prop_oneof![3 => leaf, 1 => pattern(depth - 1)].boxed()
-    };
-    let names = prop::sample::select(vec!["a", "b"]).prop_map(str::to_owned);
-    let fields = prop::collection::btree_map(names, field, 1..3);
-    let or = if depth == 0 {
-        Just(None).boxed()
-    } else {
-        prop::option::weighted(0.4, prop::collection::vec(pattern(depth - 1), 2..3)).boxed()
-    };
-    (fields, or)
-        .prop_map(|(fields, or)| {
-            let mut map: Map<String, Value> = fields.into_iter().collect();
-            if let Some(alternatives) = or {
-                map.insert("$or".to_owned(), Value::Array(alternatives));
-            }
-            Value::Object(map)
-        })
-        .boxed()
+    common::pattern_object(depth, name, match_value, 3, 0.4, 3)
 }
 
 fn event_value(depth: u32) -> BoxedStrategy<Value> {

@@ -347,27 +347,31 @@ mod tests {
         .into()
     }
 
-    #[test]
-    fn batches_follow_expiry_order_and_delete_in_key_order_within() {
-        let dir = tempfile::tempdir().unwrap();
+    /// An engine at epoch 1,000,000 ms (the returned clock moves it) with
+    /// table `Tbl` (String key `pk`, TTL attribute `ttl`).
+    fn engine_with_table(
+        dir: &std::path::Path,
+        table: TableDefinition,
+    ) -> (Engine, Arc<ManualClock>) {
         let clock = Arc::new(ManualClock::new(1_000_000));
-        let engine = Engine::open(
-            dir.path(),
-            EngineOptions {
-                clock: clock.clone(),
-                ..Default::default()
-            },
-        )
-        .unwrap();
-        engine
-            .create_table(
-                TableDefinition::new("Tbl", "pk", ScalarAttributeType::S)
-                    .with_stream(crate::StreamViewType::KeysOnly),
-            )
-            .unwrap();
+        let options = EngineOptions {
+            clock: clock.clone(),
+            ..Default::default()
+        };
+        let engine = Engine::open(dir, options).unwrap();
+        engine.create_table(table).unwrap();
         engine
             .update_time_to_live("Tbl", TimeToLiveSpecification::enabled("ttl"))
             .unwrap();
+        (engine, clock)
+    }
+
+    #[test]
+    fn batches_follow_expiry_order_and_delete_in_key_order_within() {
+        let dir = tempfile::tempdir().unwrap();
+        let table = TableDefinition::new("Tbl", "pk", ScalarAttributeType::S)
+            .with_stream(crate::StreamViewType::KeysOnly);
+        let (engine, clock) = engine_with_table(dir.path(), table);
         // Expiries run against key order: d first, a last.
         for (pk, ttl) in [("a", 1_040), ("b", 1_030), ("c", 1_020), ("d", 1_010)] {
             engine.put_item("Tbl", item(pk, ttl)).unwrap();
@@ -395,21 +399,8 @@ mod tests {
     #[test]
     fn stale_index_entries_are_removed_without_deleting_items() {
         let dir = tempfile::tempdir().unwrap();
-        let clock = Arc::new(ManualClock::new(1_000_000));
-        let engine = Engine::open(
-            dir.path(),
-            EngineOptions {
-                clock,
-                ..Default::default()
-            },
-        )
-        .unwrap();
-        engine
-            .create_table(TableDefinition::new("Tbl", "pk", ScalarAttributeType::S))
-            .unwrap();
-        engine
-            .update_time_to_live("Tbl", TimeToLiveSpecification::enabled("ttl"))
-            .unwrap();
+        let table = TableDefinition::new("Tbl", "pk", ScalarAttributeType::S);
+        let (engine, _clock) = engine_with_table(dir.path(), table);
         engine.put_item("Tbl", item("live", 5_000)).unwrap();
         let meta = engine.table_meta("Tbl").unwrap();
         let mut pk = Vec::new();

@@ -1,7 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(clippy::unwrap_used, dead_code)]
 
-use serde_json::Value;
+use proptest::prelude::*;
+use serde_json::{Map, Value};
 use ttlstream_filters::{Dialect, Matcher, Pattern};
 
 /// Whether `pattern` (EventBridge dialect: the full language) matches `event`.
@@ -26,4 +27,46 @@ pub fn check(pattern: &str, yes: &[Value], no: &[Value]) {
     for event in no {
         assert!(!hit(pattern, event), "{pattern} should not match {event}");
     }
+}
+
+/// A generated pattern object, `depth` levels of nesting at most: 1..3 fields
+/// named by `name`, each an array of 1..`max_values` values from `value` or
+/// (above depth 0, a quarter of the time) a nested object; above depth 0,
+/// with probability `or_weight`, a `$or` of 2..`max_alternatives` objects.
+pub fn pattern_object<N, V>(
+    depth: u32,
+    name: fn() -> N,
+    value: fn() -> V,
+    max_values: usize,
+    or_weight: f64,
+    max_alternatives: usize,
+) -> BoxedStrategy<Value>
+where
+    N: Strategy<Value = String> + 'static,
+    V: Strategy<Value = Value> + 'static,
+{
+    let nested =
+        |depth| pattern_object(depth, name, value, max_values, or_weight, max_alternatives);
+    let leaf = prop::collection::vec(value(), 1..max_values).prop_map(Value::Array);
+    let field = if depth == 0 {
+        leaf.boxed()
+    } else {
+        prop_oneof![3 => leaf, 1 => nested(depth - 1)].boxed()
+    };
+    let fields = prop::collection::btree_map(name(), field, 1..3);
+    let or = if depth == 0 {
+        Just(None).boxed()
+    } else {
+        let alternatives = prop::collection::vec(nested(depth - 1), 2..max_alternatives);
+        prop::option::weighted(or_weight, alternatives).boxed()
+    };
+    (fields, or)
+        .prop_map(|(fields, or)| {
+            let mut map: Map<String, Value> = fields.into_iter().collect();
+            if let Some(alternatives) = or {
+                map.insert("$or".to_owned(), Value::Array(alternatives));
+            }
+            Value::Object(map)
+        })
+        .boxed()
 }
