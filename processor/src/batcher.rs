@@ -193,15 +193,7 @@ mod tests {
     use super::*;
 
     fn record(seq: u32, len: usize) -> Record {
-        Record {
-            table_name: "T".into(),
-            sequence_number: format!("{seq:021}"),
-            approximate_creation_millis: 0,
-            is_ttl_deletion: true,
-            json: vec![b'x'; len],
-            unmatched: false,
-            match_tail: None,
-        }
+        Record::new("T".into(), format!("{seq:021}"), 0, true, vec![b'x'; len])
     }
 
     fn limits(max_records: usize, max_bytes: usize, max_age_millis: u64) -> BatchLimits {

@@ -186,15 +186,7 @@ mod tests {
     }
 
     fn record() -> Record {
-        Record {
-            table_name: "T".into(),
-            sequence_number: "1".into(),
-            approximate_creation_millis: 0,
-            is_ttl_deletion: false,
-            json: b"{}".to_vec(),
-            unmatched: false,
-            match_tail: None,
-        }
+        Record::new("T".into(), "1".into(), 0, false, b"{}".to_vec())
     }
 
     fn batch(record: &Record) -> SinkBatch<'_> {

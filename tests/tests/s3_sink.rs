@@ -36,15 +36,13 @@ fn records(count: usize, payload_bytes: usize) -> Vec<Record> {
                 },
                 "userIdentity": {"type": "Service", "principalId": "dynamodb.amazonaws.com"}
             });
-            Record {
-                table_name: "SessionData".into(),
-                sequence_number: sequence,
-                approximate_creation_millis: millis,
-                is_ttl_deletion: true,
-                json: serde_json::to_vec(&value).expect("json"),
-                unmatched: false,
-                match_tail: None,
-            }
+            Record::new(
+                "SessionData".into(),
+                sequence,
+                millis,
+                true,
+                serde_json::to_vec(&value).expect("json"),
+            )
         })
         .collect()
 }

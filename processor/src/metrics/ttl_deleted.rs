@@ -117,15 +117,7 @@ mod tests {
     use super::*;
 
     fn deletion(table: &str, secs: i64, ttl: bool) -> Record {
-        Record {
-            table_name: table.into(),
-            sequence_number: "1".into(),
-            approximate_creation_millis: secs * 1000,
-            is_ttl_deletion: ttl,
-            json: Vec::new(),
-            unmatched: false,
-            match_tail: None,
-        }
+        Record::new(table.into(), "1".into(), secs * 1000, ttl, Vec::new())
     }
 
     #[test]

@@ -63,6 +63,28 @@ pub struct RecordContext {
 }
 
 impl Record {
+    /// A record with its Lambda-shaped JSON, to be matched whole (neither
+    /// [`Record::unmatched`] nor with a [`Record::match_tail`]): what every
+    /// source but the engine's makes.
+    #[must_use]
+    pub fn new(
+        table_name: String,
+        sequence_number: String,
+        approximate_creation_millis: i64,
+        is_ttl_deletion: bool,
+        json: Vec<u8>,
+    ) -> Self {
+        Self {
+            table_name,
+            sequence_number,
+            approximate_creation_millis,
+            is_ttl_deletion,
+            json,
+            unmatched: false,
+            match_tail: None,
+        }
+    }
+
     /// Converts an engine change record, as the stream stores it, into the
     /// Lambda record shape, straight to bytes (no `Item` in between).
     ///
@@ -92,13 +114,14 @@ impl Record {
     /// [`SourceError::Record`] when the record's time is out of range.
     pub fn unmatched_from_stored(stored: &StoredRecord) -> Result<Self, SourceError> {
         let record = Self {
-            table_name: stored.table_name().to_string(),
-            sequence_number: stored.sequence_number().to_string(),
-            approximate_creation_millis: stored.approximate_creation_date_time_millis(),
-            is_ttl_deletion: stored.is_ttl_delete(),
-            json: Vec::new(),
             unmatched: true,
-            match_tail: None,
+            ..Self::new(
+                stored.table_name().to_string(),
+                stored.sequence_number().to_string(),
+                stored.approximate_creation_date_time_millis(),
+                stored.is_ttl_delete(),
+                Vec::new(),
+            )
         };
         json::check_time(record.approximate_creation_millis).map_err(|m| record.error(m))?;
         Ok(record)

@@ -30,15 +30,13 @@ pub fn envelope(record: &Record, sink: &str, error: &str) -> Record {
     json.extend_from_slice(b",\"record\":");
     json.extend_from_slice(&record.json);
     json.push(b'}');
-    Record {
-        table_name: record.table_name.clone(),
-        sequence_number: record.sequence_number.clone(),
-        approximate_creation_millis: record.approximate_creation_millis,
-        is_ttl_deletion: record.is_ttl_deletion,
+    Record::new(
+        record.table_name.clone(),
+        record.sequence_number.clone(),
+        record.approximate_creation_millis,
+        record.is_ttl_deletion,
         json,
-        unmatched: false,
-        match_tail: None,
-    }
+    )
 }
 
 #[cfg(test)]
@@ -47,15 +45,13 @@ mod tests {
 
     #[test]
     fn envelope_is_json_holding_the_record_sink_and_error() {
-        let record = Record {
-            table_name: "T".into(),
-            sequence_number: "5".into(),
-            approximate_creation_millis: 7,
-            is_ttl_deletion: true,
-            json: br#"{"eventName":"REMOVE"}"#.to_vec(),
-            unmatched: false,
-            match_tail: None,
-        };
+        let record = Record::new(
+            "T".into(),
+            "5".into(),
+            7,
+            true,
+            br#"{"eventName":"REMOVE"}"#.to_vec(),
+        );
         let letter = envelope(&record, "archive", "sink archive: \"down\"");
         let value: serde_json::Value = serde_json::from_slice(&letter.json).expect("JSON");
         assert_eq!(value["sink"], "archive");

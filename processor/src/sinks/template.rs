@@ -260,15 +260,13 @@ mod tests {
     use super::*;
 
     fn record(seq: &str, millis: i64, keys: &str) -> Record {
-        Record {
-            table_name: "SessionData".into(),
-            sequence_number: seq.into(),
-            approximate_creation_millis: millis,
-            is_ttl_deletion: true,
-            json: format!(r#"{{"eventName":"REMOVE","dynamodb":{{"Keys":{keys}}}}}"#).into_bytes(),
-            unmatched: false,
-            match_tail: None,
-        }
+        Record::new(
+            "SessionData".into(),
+            seq.into(),
+            millis,
+            true,
+            format!(r#"{{"eventName":"REMOVE","dynamodb":{{"Keys":{keys}}}}}"#).into_bytes(),
+        )
     }
 
     #[test]

@@ -75,15 +75,13 @@ pub fn from_event_record(
         serde_json::to_value(&event).map_err(|e| EventRecordError::Shape(e.to_string()))?;
     crate::record::trim_absent_fields(&mut value, has_new_image, has_old_image);
     let json = serde_json::to_vec(&value).map_err(|e| EventRecordError::Shape(e.to_string()))?;
-    Ok(Record {
+    Ok(Record::new(
         table_name,
         sequence_number,
         approximate_creation_millis,
         is_ttl_deletion,
         json,
-        unmatched: false,
-        match_tail: None,
-    })
+    ))
 }
 
 /// The table name in a table or stream ARN

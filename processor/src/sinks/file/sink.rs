@@ -89,15 +89,13 @@ mod tests {
     use crate::record::Record;
 
     fn record(seq: &str, json: &str) -> Record {
-        Record {
-            table_name: "SessionData".into(),
-            sequence_number: seq.into(),
-            approximate_creation_millis: 0,
-            is_ttl_deletion: true,
-            json: json.as_bytes().to_vec(),
-            unmatched: false,
-            match_tail: None,
-        }
+        Record::new(
+            "SessionData".into(),
+            seq.into(),
+            0,
+            true,
+            json.as_bytes().to_vec(),
+        )
     }
 
     #[tokio::test]
