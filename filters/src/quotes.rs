@@ -165,6 +165,8 @@ pub(crate) fn each_quote(
         #[allow(unsafe_code)]
         return unsafe { avx2::each_quote(bytes, anchors, at_quote) };
     }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = anchors;
     portable(bytes, at_quote)
 }
 
@@ -233,7 +235,18 @@ mod tests {
             from.unwrap()
         };
         let want = vec![at(r#""MARKET"#), at(r#""17TH"#), at(r#"T","D""#) + 1];
-        assert_eq!(seen, want);
+        // Only the AVX2 path narrows by the anchors' neighbours; the portable
+        // one (other CPUs) offers every quote, the superset checked above.
+        if uses_avx2() {
+            assert_eq!(seen, want);
+        }
+    }
+
+    fn uses_avx2() -> bool {
+        #[cfg(target_arch = "x86_64")]
+        return std::arch::is_x86_feature_detected!("avx2");
+        #[cfg(not(target_arch = "x86_64"))]
+        false
     }
 
     #[test]
