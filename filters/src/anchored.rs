@@ -14,6 +14,17 @@
 
 use crate::quotes::{Anchors, Seen, each_quote};
 
+/// What [`Anchored::first_after`] found first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum First {
+    /// A literal, by its index, right after the `"` at `quote`.
+    Literal { quote: usize, index: usize },
+    /// A `\` at this position.
+    Backslash(usize),
+    /// Neither.
+    None,
+}
+
 /// The literals, by the quote they are anchored at.
 #[derive(Debug, Clone)]
 pub(crate) struct Anchored {
@@ -42,6 +53,8 @@ struct Literal {
     bytes: Box<[u8]>,
     head: u64,
     tail: u64,
+    /// Its index in the list given to [`Anchored::new`].
+    index: usize,
 }
 
 /// The first eight bytes of `bytes` as a word (zeros past their end).
@@ -53,8 +66,9 @@ fn word(bytes: &[u8]) -> u64 {
 }
 
 impl Literal {
-    fn new(bytes: &[u8]) -> Self {
+    fn new(bytes: &[u8], index: usize) -> Self {
         Self {
+            index,
             bytes: bytes.into(),
             head: word(bytes),
             tail: word(
@@ -95,14 +109,14 @@ impl ByByte {
         }
     }
 
-    fn add(&mut self, key: u8, bytes: &[u8]) {
+    fn add(&mut self, key: u8, bytes: &[u8], index: usize) {
         let slot = &mut self.slot[usize::from(key)];
         if *slot == 0 {
             self.groups.push(Vec::new());
             *slot = u16::try_from(self.groups.len()).unwrap_or(u16::MAX);
         }
         if let Some(group) = self.groups.get_mut(usize::from(*slot) - 1) {
-            group.push(Literal::new(bytes));
+            group.push(Literal::new(bytes, index));
         }
     }
 
@@ -137,14 +151,14 @@ impl Anchored {
             before: ByByte::new(),
             anchors: Anchors::new([], []),
         };
-        for literal in after {
+        for (index, literal) in after.iter().enumerate() {
             if let Some(&first) = literal.first() {
-                anchored.after.add(first, literal);
+                anchored.after.add(first, literal, index);
             }
         }
-        for literal in before {
+        for (index, literal) in before.iter().enumerate() {
             if let Some(&last) = literal.last() {
-                anchored.before.add(last, literal);
+                anchored.before.add(last, literal, index);
             }
         }
         anchored.anchors = Anchors::new(anchored.after.literals(), anchored.before.literals());
@@ -154,6 +168,31 @@ impl Anchored {
     /// Whether `bytes` hold no `\` and none of the literals at its quote.
     pub(crate) fn holds_none(&self, bytes: &[u8]) -> bool {
         each_quote(bytes, &self.anchors, |quote| self.at_quote(bytes, quote)) == Seen::End
+    }
+
+    /// The first quote at or after `from` that a literal of `after` starts
+    /// right after (its position, and the literal's index in `after`),
+    /// unless a `\` at or after `from` is met first (its position; quotes
+    /// in the 64 bytes before it may not have been looked at), or neither
+    /// (`None`). Literals of `before` are not looked for.
+    pub(crate) fn first_after(&self, bytes: &[u8], from: usize) -> First {
+        let rest = bytes.get(from..).unwrap_or_default();
+        let mut index = 0;
+        let at_quote = |quote: usize| {
+            let after = quote + 1;
+            let found = rest
+                .get(after)
+                .and_then(|&first| (self.after.group(first).iter()).find(|l| l.is_at(rest, after)));
+            found.inspect(|l| index = l.index).is_some()
+        };
+        match each_quote(rest, &self.anchors, at_quote) {
+            Seen::Stopped(quote) => First::Literal {
+                quote: from + quote,
+                index,
+            },
+            Seen::Backslash(at) => First::Backslash(from + at),
+            Seen::End => First::None,
+        }
     }
 
     /// Whether a literal starts right after, or ends right before, the `"` at `quote`.

@@ -5,24 +5,28 @@
 //! `name` is written either as `"name"` or with an escape. So when the bytes
 //! after the walk's position hold neither a `\` nor `"name"` for any name the
 //! walk could still meet there, nothing after it can add a value: the walk
-//! stops reading. One `aho-corasick` searcher (SIMD "Teddy" for few names)
-//! looks for all the quoted names at once, `memchr` for `\`, and each next
-//! hit is remembered until the walk passes it, so each byte is searched about
-//! twice.
+//! stops reading. The quoted names (`STREET"`, right after a `"`) are looked
+//! for as the prefilter looks for its literals ([`crate::anchored`]: quote
+//! and backslash bit masks 64 bytes at a time, names compared only at the
+//! quotes whose next bytes could begin one), in one pass that also stops at
+//! a `\`; each next hit is remembered until the walk passes it. This
+//! replaced an `aho-corasick` "Teddy" search for the names plus a `memchr`
+//! for `\`: two passes, each about a cycle per byte where the quote masks
+//! skip a polygon's coordinates at a few instructions per 64 bytes.
 
-use aho_corasick::packed::{Config, MatchKind, Searcher};
+use crate::anchored::{Anchored, First};
 
 /// The field names of a [`crate::compile::PathTrie`], and a searcher for
 /// them, quoted.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Names {
     ids: std::collections::HashMap<String, u32>,
-    /// Name id of each searcher pattern.
-    pattern_names: Vec<u32>,
-    /// Each name and its closing quote (`STREET"`): the opening quote is
-    /// checked after a hit, so that the SIMD search keys on the name's bytes.
+    /// Name id of each searched literal.
+    literal_names: Vec<u32>,
+    /// Each name and its closing quote (`STREET"`), found right after an
+    /// opening quote.
     quoted: Vec<Vec<u8>>,
-    searcher: Option<Searcher>,
+    searcher: Option<Box<Anchored>>,
 }
 
 impl Names {
@@ -37,7 +41,7 @@ impl Names {
         // escape: the search for `\` finds it.
         if !name.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
             self.quoted.push(format!("{name}\"").into_bytes());
-            self.pattern_names.push(id);
+            self.literal_names.push(id);
         }
         self.searcher = None;
         id
@@ -45,34 +49,33 @@ impl Names {
 
     /// Build the searcher over every name interned so far.
     pub(crate) fn finish(&mut self) {
-        // `None` without SIMD support or past the packed searcher's limits
-        // (about 100 names): then the walk never stops early.
-        self.searcher = Config::new()
-            .match_kind(MatchKind::LeftmostFirst)
-            .builder()
-            .extend(&self.quoted)
-            .build();
+        let quoted: Vec<&[u8]> = self.quoted.iter().map(Vec::as_slice).collect();
+        self.searcher = Some(Box::new(Anchored::new(&quoted, &[])));
     }
 
-    /// The first quoted name at or after `from`: `(position, name id)`;
-    /// `Err` when there is no searcher.
-    fn find(&self, bytes: &[u8], from: usize) -> Result<Option<(usize, u32)>, ()> {
+    /// The first quoted name at or after `from` (its opening quote's
+    /// position and its name id), or the first `\` if that comes first;
+    /// `Err` before [`Names::finish`].
+    fn find(&self, bytes: &[u8], from: usize) -> Result<Option<(usize, Next)>, ()> {
         let searcher = self.searcher.as_ref().ok_or(())?;
-        // The name starts after its opening quote, at `from + 1` or later.
-        let mut from = from.saturating_add(1).min(bytes.len());
-        loop {
-            let Some(m) = searcher.find_in(bytes, aho_corasick::Span::from(from..bytes.len()))
-            else {
-                return Ok(None);
-            };
-            // The opening quote, just before the hit.
-            if let Some(quote) = m.start().checked_sub(1).filter(|&q| bytes[q] == b'"') {
-                let name = self.pattern_names.get(m.pattern().as_usize());
-                return Ok(Some((quote, name.copied().unwrap_or(u32::MAX))));
+        Ok(match searcher.first_after(bytes, from) {
+            First::Literal { quote, index } => {
+                let name = self.literal_names.get(index).copied();
+                Some((quote, Next::Name(name.unwrap_or(u32::MAX))))
             }
-            from = m.start() + 1;
-        }
+            First::Backslash(at) => Some((at, Next::Backslash)),
+            First::None => None,
+        })
     }
+}
+
+/// What comes next in an event's bytes.
+#[derive(Clone, Copy)]
+enum Next {
+    /// A quoted name, by id.
+    Name(u32),
+    /// A `\`.
+    Backslash,
 }
 
 /// A remembered search: the first hit at or after `from` (`None`: no hit
@@ -97,16 +100,12 @@ impl<T: Copy> Hit<T> {
 
 /// Per-event search state.
 pub(crate) struct Lookahead {
-    name: Hit<u32>,
-    backslash: Hit<()>,
+    next: Hit<Next>,
 }
 
 impl Default for Lookahead {
     fn default() -> Self {
-        Self {
-            name: Hit::UNKNOWN,
-            backslash: Hit::UNKNOWN,
-        }
+        Self { next: Hit::UNKNOWN }
     }
 }
 
@@ -120,36 +119,78 @@ impl Lookahead {
         mut pos: usize,
         wanted: impl Fn(u32) -> bool,
     ) -> bool {
-        let start = pos;
         loop {
-            if !self.name.holds(pos) {
+            if !self.next.holds(pos) {
                 let Ok(hit) = names.find(bytes, pos) else {
                     return true;
                 };
-                self.name = Hit { from: pos, hit };
+                self.next = Hit { from: pos, hit };
             }
-            match self.name.hit {
-                None => break,
-                Some((_, name)) if wanted(name) => return true,
-                Some((at, _)) => pos = at + 1,
+            match self.next.hit {
+                None => return false,
+                // At or after `pos`: the remembered hit is not before it.
+                Some((_, Next::Backslash)) => return true,
+                Some((_, Next::Name(name))) if wanted(name) => return true,
+                Some((at, Next::Name(_))) => pos = at + 1,
             }
         }
-        if !self.backslash.holds(start) {
-            let hit = bytes
-                .get(start..)
-                .and_then(|rest| memchr::memchr(b'\\', rest));
-            self.backslash = Hit {
-                from: start,
-                hit: hit.map(|i| (start + i, ())),
-            };
-        }
-        self.backslash.hit.is_some()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// The documented answer, read literally: a `\` at or after `pos`, or
+    /// a `"` at or after `pos` followed by a wanted name and a `"`.
+    fn ahead_by_definition(names: &[(&str, bool)], bytes: &[u8], pos: usize) -> bool {
+        let rest = bytes.get(pos..).unwrap_or_default();
+        rest.contains(&b'\\')
+            || (0..rest.len()).any(|q| {
+                rest[q] == b'"'
+                    && names.iter().any(|&(name, wanted)| {
+                        // A name with a quote is written with an escape.
+                        wanted
+                            && !name.contains('"')
+                            && rest[q + 1..].starts_with(format!("{name}\"").as_bytes())
+                    })
+            })
+    }
+
+    /// Names, bytes made of them, and where the walk asks.
+    fn case() -> impl Strategy<Value = (Vec<(&'static str, bool)>, Vec<u8>, Vec<usize>)> {
+        const WORDS: &[&str] = &[
+            "a", "ab", "b", "STREET", "q\"t", "xSTREET", "\"", "\\", ":", "1",
+        ];
+        let names = prop::collection::vec((prop::sample::select(&WORDS[..6]), any::<bool>()), 0..4);
+        // Long enough to cross 64-byte blocks.
+        let bytes = prop::collection::vec(prop::sample::select(WORDS), 0..150)
+            .prop_map(|words| words.concat().into_bytes());
+        let positions = prop::collection::vec(0..400usize, 1..8);
+        (names, bytes, positions)
+    }
+
+    proptest! {
+        /// The quote-mask search answers as the definition, asked at
+        /// increasing positions (as the walk asks, the remembered hit
+        /// reused) and afresh.
+        #[test]
+        fn answers_as_the_definition((pairs, bytes, mut positions) in case()) {
+            let mut names = Names::default();
+            let ids: Vec<u32> = pairs.iter().map(|&(name, _)| names.intern(name)).collect();
+            names.finish();
+            let wanted = |id: u32| ids.iter().zip(&pairs).any(|(&i, &(_, w))| i == id && w);
+            positions.sort_unstable();
+            let mut walk = Lookahead::default();
+            for &pos in &positions {
+                let want = ahead_by_definition(&pairs, &bytes, pos);
+                prop_assert_eq!(walk.ahead(&names, &bytes, pos, wanted), want, "at {}", pos);
+                let mut fresh = Lookahead::default();
+                prop_assert_eq!(fresh.ahead(&names, &bytes, pos, wanted), want, "afresh at {}", pos);
+            }
+        }
+    }
 
     #[test]
     fn finds_wanted_names_and_backslashes_ahead_only() {

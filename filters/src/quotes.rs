@@ -132,11 +132,11 @@ fn places(literals: impl Iterator<Item = Vec<u8>>) -> Option<[Place; DEPTH]> {
 /// How [`each_quote`] ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Seen {
-    /// The callback returned `true` for some quote.
-    Stopped,
-    /// The bytes hold a `\` (quotes after the start of its 64-byte block may
-    /// not have been seen).
-    Backslash,
+    /// The callback returned `true` for the quote at this position.
+    Stopped(usize),
+    /// The first `\` of the bytes is at this position (quotes after the
+    /// start of its 64-byte block may not have been seen).
+    Backslash(usize),
     /// Every candidate quote was seen, and there is no `\`.
     End,
 }
@@ -187,10 +187,10 @@ pub(crate) fn prefetch(bytes: &[u8]) {
 fn portable(bytes: &[u8], mut at_quote: impl FnMut(usize) -> bool) -> Seen {
     for at in memchr::memchr2_iter(b'"', b'\\', bytes) {
         if bytes[at] == b'\\' {
-            return Seen::Backslash;
+            return Seen::Backslash(at);
         }
         if at_quote(at) {
-            return Seen::Stopped;
+            return Seen::Stopped(at);
         }
     }
     Seen::End
@@ -258,12 +258,12 @@ mod tests {
             count += 1;
             count == 3
         });
-        assert_eq!((end, count), (Seen::Stopped, 3));
+        assert_eq!((end, count), (Seen::Stopped(9), 3));
         for at in [0, 10, 63, 64, 130, bytes.len() - 1] {
             let mut with = bytes.clone();
             with[at] = b'\\';
-            assert_eq!(offered(&with, &anchors).1, Seen::Backslash, "at {at}");
-            assert_eq!(portable(&with, |_| false), Seen::Backslash, "at {at}");
+            assert_eq!(offered(&with, &anchors).1, Seen::Backslash(at), "at {at}");
+            assert_eq!(portable(&with, |_| false), Seen::Backslash(at), "at {at}");
         }
     }
 

@@ -197,8 +197,10 @@ fn blocks(bytes: &[u8], anchors: &Anchors, mut at_quote: impl FnMut(usize) -> bo
         if _mm256_testz_si256(any, any) != 0 {
             continue;
         }
-        if mask(backslashes) != 0 {
-            return Seen::Backslash;
+        let backslashes = mask(backslashes);
+        if backslashes != 0 {
+            // The first: one in bytes already seen would have ended the scan.
+            return Seen::Backslash(start + backslashes.trailing_zeros() as usize);
         }
         let quotes = mask(quotes) & fresh;
         if quotes == 0 {
@@ -222,8 +224,9 @@ fn blocks(bytes: &[u8], anchors: &Anchors, mut at_quote: impl FnMut(usize) -> bo
             candidates |= keep(quotes, halves, nibbles, *places, false);
         }
         while candidates != 0 {
-            if at_quote(start + candidates.trailing_zeros() as usize) {
-                return Seen::Stopped;
+            let quote = start + candidates.trailing_zeros() as usize;
+            if at_quote(quote) {
+                return Seen::Stopped(quote);
             }
             candidates &= candidates - 1;
         }

@@ -130,7 +130,8 @@ fn blocks(bytes: &[u8], anchors: &Anchors, mut at_quote: impl FnMut(usize) -> bo
         let backslashes = _mm512_cmpeq_epi8_mask(block, backslash);
         if quotes | backslashes != 0 {
             if backslashes != 0 {
-                return Seen::Backslash;
+                // The first: one in bytes already seen would have ended the scan.
+                return Seen::Backslash(start + backslashes.trailing_zeros() as usize);
             }
             let quotes = quotes & fresh;
             let nibbles = [
@@ -145,8 +146,9 @@ fn blocks(bytes: &[u8], anchors: &Anchors, mut at_quote: impl FnMut(usize) -> bo
                 candidates |= keep(quotes, block, nibbles, *places, false);
             }
             while candidates != 0 {
-                if at_quote(start + candidates.trailing_zeros() as usize) {
-                    return Seen::Stopped;
+                let quote = start + candidates.trailing_zeros() as usize;
+                if at_quote(quote) {
+                    return Seen::Stopped(quote);
                 }
                 candidates &= candidates - 1;
             }
