@@ -33,9 +33,38 @@ pub fn expiry_epoch_secs(value: &AttributeValue) -> Option<i64> {
     let AttributeValue::N(text) = value else {
         return None;
     };
-    let secs = Decimal::parse(text).ok()?.trunc_i64()?;
+    number_expiry_secs(text)
+}
+
+/// [`expiry_epoch_secs`] of a Number's text.
+pub(crate) fn number_expiry_secs(text: &str) -> Option<i64> {
+    let secs = match plain_integer(text) {
+        Some(secs) => secs,
+        None => Decimal::parse(text).ok()?.trunc_i64()?,
+    };
     secs.checked_mul(1000)?;
     Some(secs)
+}
+
+/// The value of a Number written as 1 to 18 ASCII digits (how epoch seconds
+/// are written), without building a [`Decimal`]: every write and every TTL
+/// deletion reads the TTL attribute, and `Decimal::parse` allocates. Any
+/// other text is `None`, left to the general parser (the same result either
+/// way: `plain_integer_agrees_with_decimal`).
+fn plain_integer(text: &str) -> Option<i64> {
+    let bytes = text.as_bytes();
+    if bytes.is_empty() || bytes.len() > 18 {
+        return None;
+    }
+    let mut v: i64 = 0;
+    for &b in bytes {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        // At most 18 digits: below 10^18, no overflow.
+        v = v * 10 + i64::from(b - b'0');
+    }
+    Some(v)
 }
 
 /// The expiry of `item` under `spec`, or `None` when TTL is disabled, the
@@ -209,6 +238,23 @@ mod tests {
         let item = with_ttl(n(NOW_SECS - 1));
         assert!(!is_item_expired(&item, Some(&disabled), NOW_MILLIS));
         assert!(!is_item_expired(&item, None, NOW_MILLIS));
+    }
+
+    proptest::proptest! {
+        /// The digits-only shortcut gives what the general parser gives, on
+        /// digit strings (with leading zeros, up to 20 digits) and on
+        /// anything else a Number may hold.
+        #[test]
+        fn plain_integer_agrees_with_decimal(
+            text in "[0-9]{1,20}|0{0,3}[0-9]{1,18}|[-+]?[0-9]{0,19}(\\.[0-9]{0,3})?([eE][-+]?[0-9]{1,2})?"
+        ) {
+            let general = Decimal::parse(&text).ok().and_then(|d| d.trunc_i64());
+            if let Some(fast) = plain_integer(&text) {
+                proptest::prop_assert_eq!(Some(fast), general);
+            }
+            let general_secs = general.filter(|s| s.checked_mul(1000).is_some());
+            proptest::prop_assert_eq!(expiry_epoch_secs(&n(&text)), general_secs);
+        }
     }
 
     #[test]

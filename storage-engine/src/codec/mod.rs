@@ -280,6 +280,20 @@ impl<'a> Reader<'a> {
         Ok(m)
     }
 
+    /// A top-level map as an [`Item`], built in place: serde_dynamo's
+    /// `From<HashMap>` for `Item` collects every entry into a second map.
+    fn item(&mut self) -> Result<Item, String> {
+        let n = self.len()?;
+        let mut item = Item::default();
+        item.reserve(n);
+        for _ in 0..n {
+            let k = self.string()?;
+            let v = self.value(0)?;
+            item.insert(k, v);
+        }
+        Ok(item)
+    }
+
     /// Moves past one value without building it.
     fn skip_value(&mut self, depth: usize) -> Result<(), String> {
         if depth > MAX_DEPTH {
@@ -339,8 +353,8 @@ impl<'a> Reader<'a> {
 /// A message saying what is wrong with the bytes.
 pub(crate) fn decode_item(bytes: &[u8]) -> Result<Item, String> {
     let mut r = Reader::start(bytes)?;
-    let m = r.map(0)?;
-    r.finish(m.into())
+    let item = r.item()?;
+    r.finish(item)
 }
 
 /// Decodes only the top-level attributes of a binary item whose names are
@@ -353,19 +367,20 @@ pub(crate) fn decode_item(bytes: &[u8]) -> Result<Item, String> {
 pub(crate) fn decode_attributes(bytes: &[u8], wanted: &[&str]) -> Result<Item, String> {
     let mut r = Reader::start(bytes)?;
     let n = r.len()?;
-    let mut m = HashMap::with_capacity(wanted.len());
+    let mut item = Item::default();
+    item.reserve(wanted.len());
     for _ in 0..n {
         let len = r.len()?;
         let name = r.take(len)?;
         match wanted.iter().find(|w| w.as_bytes() == name) {
             Some(w) => {
                 let v = r.value(0)?;
-                m.insert((*w).to_string(), v);
+                item.insert((*w).to_string(), v);
             }
             None => r.skip_value(0)?,
         }
     }
-    r.finish(m.into())
+    r.finish(item)
 }
 
 /// The ApproximateCreationDateTime (epoch ms) of a binary change record,
@@ -435,15 +450,9 @@ pub(crate) fn decode_record(bytes: &[u8]) -> Result<ChangeRecord, String> {
         sequence_number,
     } = RecordHeader::read(&mut r)?;
     let table_name = r.string()?;
-    let keys: Item = r.map(0)?.into();
-    let new_image: Option<Item> = (flags & HAS_NEW != 0)
-        .then(|| r.map(0))
-        .transpose()?
-        .map(Into::into);
-    let old_image: Option<Item> = (flags & HAS_OLD != 0)
-        .then(|| r.map(0))
-        .transpose()?
-        .map(Into::into);
+    let keys = r.item()?;
+    let new_image = (flags & HAS_NEW != 0).then(|| r.item()).transpose()?;
+    let old_image = (flags & HAS_OLD != 0).then(|| r.item()).transpose()?;
     let user_identity = if flags & TTL_IDENTITY != 0 {
         Some(UserIdentity::dynamodb_ttl())
     } else if flags & OTHER_IDENTITY != 0 {
