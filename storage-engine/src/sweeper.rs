@@ -28,6 +28,19 @@
 //! Reference); every item of a batch is already expired, and each item's
 //! own records stay in order.
 //!
+//! Reading the item: its bytes are read once. For a table without secondary
+//! indexes (whose entries' keys need the decoded item) and whose TTL
+//! attribute is not a key attribute, a binary item is not decoded: the TTL
+//! value and the key attributes are located in the bytes
+//! (`codec::encoded_attributes`, no allocation) and the deletion is staged
+//! from them ([`Engine::stage_stored_removal`]), the REMOVE record's Keys and
+//! OldImage copied from the stored bytes. The entries are the same, byte for
+//! byte, as decoding the item and staging through
+//! [`Engine::stage_change`] (proptest `stored_removals_match_decoded_removals`
+//! below, every stream view, with and without a sort key, stale entries
+//! included); corrupt bytes fail the same way. Other tables, and items an
+//! older build stored as JSON, take that decoding path.
+//!
 //! One mechanism serves the three TTL models: a pass lists every table with
 //! something that can expire (DynamoDB tables with TTL enabled, Tablestore
 //! tables, Spanner tables with a row deletion policy), and a pass with a
@@ -39,12 +52,12 @@
 
 use crate::engine::Engine;
 use crate::error::{StorageError, SweepError};
-use crate::storage::{TableMeta, decode_expiry_key, expiry_bound};
+use crate::storage::{ITEMS, TableMeta, corrupt, decode_expiry_key, expiry_bound, item_key};
 use crate::stream::UserIdentity;
 use crate::sweep_lag::LagHistogram;
 use crate::table::TimeToLiveSpecification;
-use crate::ttl::{expired_range_secs, is_expired_at, item_expiry_epoch_secs};
-use crate::write::Change;
+use crate::ttl::{expired_range_secs, is_expired_at, item_expiry_epoch_secs, number_expiry_secs};
+use crate::write::{Change, StoredRemoval, decode_stored_item};
 use std::ops::Bound;
 use std::sync::Arc;
 
@@ -218,6 +231,7 @@ impl Engine {
                 return Ok(deleted);
             };
             let wanted = removal_attributes(&current, spec);
+            let stored = stored_removal_names(&current, spec);
             // The batch's entries in primary-key order (one atomic write, all
             // already expired; DynamoDB gives TTL deletions no order): point
             // reads and item tombstones then follow the items keyspace's
@@ -235,10 +249,52 @@ impl Engine {
             let mut last_deleted: Option<&[u8]> = None;
             let mut deleted_here = 0u64;
             for &(pk, secs, index_key) in &entries {
-                let item = if last_deleted == Some(pk) {
+                let bytes = if last_deleted == Some(pk) {
                     None
                 } else {
-                    self.load_item_bytes(&current, pk, Some(&wanted))?
+                    store.items.get(item_key(current.id, pk))?
+                };
+                // Without secondary indexes, a binary item is deleted from
+                // its bytes, undecoded (the same entries, byte for byte).
+                if let (Some(names), Some(bytes)) = (&stored, &bytes)
+                    && crate::codec::is_binary(bytes)
+                {
+                    let [hash, range, ttl] = crate::codec::encoded_attributes(bytes, names)
+                        .map_err(|m| corrupt(ITEMS, "item", m))?;
+                    let due = ttl
+                        .and_then(crate::codec::encoded_number)
+                        .and_then(number_expiry_secs)
+                        == Some(secs)
+                        && is_expired_at(secs, now_millis);
+                    if !due {
+                        batch.remove(&store.expiry, index_key.clone());
+                        continue;
+                    }
+                    // (A key attribute missing from a stored item is not
+                    // expected; the decoding path below handles it as before.)
+                    let keys = match (hash, range, current.definition.sort_key.is_some()) {
+                        (Some(h), _, false) => Some(([(names[0], h), (names[0], h)], 1)),
+                        (Some(h), Some(r), true) => Some(([(names[0], h), (names[1], r)], 2)),
+                        _ => None,
+                    };
+                    if let Some((keys, key_count)) = &keys {
+                        let removal = StoredRemoval {
+                            pk,
+                            expiry_secs: secs,
+                            bytes,
+                            keys: &keys[..*key_count],
+                            user_identity: &ttl_identity,
+                        };
+                        self.stage_stored_removal(&mut batch, &mut seq, &current, removal)?;
+                        last_deleted = Some(pk);
+                        deleted_here += 1;
+                        lag.record(batch_millis.saturating_sub(secs.saturating_mul(1000)));
+                        continue;
+                    }
+                }
+                let item = match bytes {
+                    Some(v) => Some((decode_stored_item(&v, Some(&wanted))?, v)),
+                    None => None,
                 };
                 let due = item.as_ref().is_some_and(|(i, _)| {
                     item_expiry_epoch_secs(i, Some(spec)) == Some(secs)
@@ -297,6 +353,41 @@ fn removal_attributes<'a>(meta: &'a TableMeta, spec: &'a TimeToLiveSpecification
         names.push(&l.sort_key.attribute_name);
     }
     names
+}
+
+/// The names [`crate::codec::encoded_attributes`] looks up for a TTL
+/// deletion from the stored bytes (partition key, sort key or the partition
+/// key again, TTL attribute), or `None` when the item must be decoded: the
+/// table has secondary indexes, or its TTL attribute is a key attribute.
+fn stored_removal_names<'a>(
+    meta: &'a TableMeta,
+    spec: &'a TimeToLiveSpecification,
+) -> Option<[&'a str; 3]> {
+    let def = &meta.definition;
+    let hash = def.partition_key.attribute_name.as_str();
+    let range = def.sort_key.as_ref().map(|k| k.attribute_name.as_str());
+    let ttl = spec.attribute_name.as_str();
+    let indexed =
+        !def.global_secondary_indexes.is_empty() || !def.local_secondary_indexes.is_empty();
+    if indexed || ttl == hash || Some(ttl) == range || strict_sweep() {
+        return None;
+    }
+    Some([hash, range.unwrap_or(hash), ttl])
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Tests: sweep by decoding every item (the path the stored-bytes
+    /// deletions are compared against).
+    static STRICT_SWEEP: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+fn strict_sweep() -> bool {
+    #[cfg(test)]
+    if STRICT_SWEEP.get() {
+        return true;
+    }
+    false
 }
 
 /// One table of a pass, in whichever TTL model.
@@ -394,6 +485,135 @@ mod tests {
             .collect();
         let expected = ["c", "d", "a", "b"].map(|k| AttributeValue::S(k.into()));
         assert_eq!(removed, expected);
+    }
+
+    /// A keyspace's entries, in key order.
+    type Entries = Vec<(Vec<u8>, Vec<u8>)>;
+
+    /// Every entry of `ks`, in key order.
+    fn dump(ks: &fjall::Keyspace) -> Entries {
+        ks.iter()
+            .map(|g| {
+                let (k, v) = g.into_inner().unwrap();
+                (k.to_vec(), v.to_vec())
+            })
+            .collect()
+    }
+
+    /// The items, expiry entries and stream records left by sweeping
+    /// `items` (plus `ghosts`, stale expiry entries of missing items) on a
+    /// fresh engine, decoding every item when `strict`.
+    fn swept_state(
+        view: crate::StreamViewType,
+        sorted: bool,
+        items: &[Item],
+        ghosts: &[(String, i64)],
+        batch: usize,
+        strict: bool,
+    ) -> (u64, [Entries; 3]) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut table = TableDefinition::new("Tbl", "pk", ScalarAttributeType::S).with_stream(view);
+        if sorted {
+            table = table.with_sort_key("sk", ScalarAttributeType::N);
+        }
+        let (engine, clock) = engine_with_table(dir.path(), table);
+        for item in items {
+            engine.put_item("Tbl", item.clone()).unwrap();
+        }
+        let meta = engine.table_meta("Tbl").unwrap();
+        let store = &engine.inner.store;
+        for (pk, secs) in ghosts {
+            let mut key = Vec::new();
+            crate::key::encode_key_value(
+                ScalarAttributeType::S,
+                &AttributeValue::S(pk.clone()),
+                &mut key,
+            )
+            .unwrap();
+            store
+                .expiry
+                .insert(expiry_key(meta.id, *secs, &key), b"")
+                .unwrap();
+        }
+        clock.advance(std::time::Duration::from_secs(1));
+        STRICT_SWEEP.set(strict);
+        let deleted = engine.sweep(None, batch).unwrap().deleted;
+        STRICT_SWEEP.set(false);
+        (
+            deleted,
+            [dump(&store.items), dump(&store.expiry), dump(&store.stream)],
+        )
+    }
+
+    fn arb_value() -> impl proptest::strategy::Strategy<Value = AttributeValue> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            "\\PC{0,12}".prop_map(AttributeValue::S),
+            (-10_000i64..10_000).prop_map(|n| AttributeValue::N(n.to_string())),
+            proptest::collection::vec(any::<u8>(), 0..8).prop_map(AttributeValue::B),
+            any::<bool>().prop_map(AttributeValue::Bool),
+        ];
+        leaf.prop_recursive(2, 8, 3, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..3).prop_map(AttributeValue::L),
+                proptest::collection::hash_map("[a-z]{1,4}", inner, 0..3)
+                    .prop_map(AttributeValue::M),
+            ]
+        })
+    }
+
+    /// An item of `Tbl` at 1,000 s: its TTL due (990 to 1,000 s, some
+    /// fractional), in the future, of another type, or absent.
+    fn arb_item() -> impl proptest::strategy::Strategy<Value = Item> {
+        use proptest::prelude::*;
+        let ttl = prop_oneof![
+            (990i64..1_000).prop_map(|s| Some(AttributeValue::N(s.to_string()))),
+            (990i64..1_000).prop_map(|s| Some(AttributeValue::N(format!("00{s}.75")))),
+            (1_001i64..1_100).prop_map(|s| Some(AttributeValue::N(s.to_string()))),
+            (990i64..1_000).prop_map(|s| Some(AttributeValue::S(s.to_string()))),
+            Just(None),
+        ];
+        (
+            "\\PC{1,6}",
+            -5i64..5,
+            ttl,
+            proptest::collection::hash_map("[a-z]{1,5}", arb_value(), 0..4),
+        )
+            .prop_map(|(pk, sk, ttl, extra)| {
+                let mut item: HashMap<String, AttributeValue> = extra;
+                item.insert("pk".into(), AttributeValue::S(pk));
+                item.insert("sk".into(), AttributeValue::N(sk.to_string()));
+                match ttl {
+                    Some(v) => item.insert("ttl".into(), v),
+                    None => item.remove("ttl"),
+                };
+                item.into()
+            })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+        /// A TTL deletion staged from the stored bytes leaves the same
+        /// items, expiry entries and stream records, byte for byte, as one
+        /// staged from the decoded item, in every stream view, with and
+        /// without a sort key, with stale entries among them.
+        #[test]
+        fn stored_removals_match_decoded_removals(
+            view in proptest::sample::select(vec![
+                crate::StreamViewType::KeysOnly,
+                crate::StreamViewType::NewImage,
+                crate::StreamViewType::OldImage,
+                crate::StreamViewType::NewAndOldImages,
+            ]),
+            sorted in proptest::prelude::any::<bool>(),
+            items in proptest::collection::vec(arb_item(), 1..12),
+            ghosts in proptest::collection::vec(("\\PC{1,6}", 990i64..1_000), 0..3),
+            batch in 1usize..5,
+        ) {
+            let strict = swept_state(view, sorted, &items, &ghosts, batch, true);
+            let stored = swept_state(view, sorted, &items, &ghosts, batch, false);
+            proptest::prop_assert_eq!(stored, strict);
+        }
     }
 
     #[test]

@@ -7,7 +7,7 @@
 //! A write that leaves the item unchanged writes nothing and appends no
 //! record, as in DynamoDB ("Change data capture for DynamoDB Streams").
 
-use crate::codec::{RecordParts, encode_item, encode_record};
+use crate::codec::{RecordParts, encode_item, encode_record, encode_record_encoded_keys};
 use crate::engine::{Engine, WriteState};
 use crate::error::{StorageError, WriteError};
 use crate::item::{key_only_bytes, validate_attribute, validate_item};
@@ -236,25 +236,47 @@ impl Engine {
         }
     }
 
-    /// The stored item with encoded key `pk`, with its stored bytes. With
-    /// `only`, a binary item is decoded partly: just those top-level
-    /// attributes (the bytes still hold all of it).
-    pub(crate) fn load_item_bytes(
+    /// Stages a TTL deletion from the stored item's bytes alone, without
+    /// decoding it: the same entries, byte for byte, as [`Engine::stage_change`]
+    /// with the decoded item (`sweeper.rs`, test
+    /// `stored_removals_match_decoded_removals`). Only for a table without
+    /// secondary indexes (their entries' keys come from the decoded item).
+    pub(crate) fn stage_stored_removal(
         &self,
+        batch: &mut OwnedWriteBatch,
+        alloc: &mut SeqAlloc<'_>,
         meta: &TableMeta,
-        pk: &[u8],
-        only: Option<&[&str]>,
-    ) -> Result<Option<(Item, fjall::Slice)>, StorageError> {
-        let Some(v) = self.inner.store.items.get(item_key(meta.id, pk))? else {
-            return Ok(None);
-        };
-        let item = match only {
-            Some(names) if crate::codec::is_binary(&v) => {
-                crate::codec::decode_attributes(&v, names).map_err(|m| corrupt(ITEMS, "item", m))?
-            }
-            _ => decode_item(&v)?,
-        };
-        Ok(Some((item, v)))
+        removal: StoredRemoval<'_>,
+    ) -> Result<(), StorageError> {
+        let StoredRemoval {
+            pk,
+            expiry_secs,
+            bytes,
+            keys,
+            user_identity,
+        } = removal;
+        let store = &self.inner.store;
+        batch.remove(&store.expiry, expiry_key(meta.id, expiry_secs, pk));
+        if let Some(view) = meta.definition.stream_view_type {
+            let now_millis = self.inner.clock.now_millis();
+            let options = &self.inner.stream_options;
+            let seq = SequenceNumber(alloc.record(store, batch, options, meta.id, now_millis)?);
+            let parts = RecordParts {
+                table_name: &meta.definition.table_name,
+                sequence_number: seq,
+                event_name: EventName::Remove,
+                now_millis,
+                view,
+                keys: &[],
+                new_image: None,
+                old_image: bytes.get(1..).filter(|_| view.includes_old_image()),
+                user_identity: Some(user_identity),
+            };
+            let record = encode_record_encoded_keys(&parts, keys);
+            batch.insert(&store.stream, stream_key(meta.id, seq), record);
+        }
+        batch.remove(&store.items, item_key(meta.id, pk));
+        Ok(())
     }
 
     /// Stages one item change from `old` to `new` (either may be absent) into
@@ -375,6 +397,36 @@ pub(crate) struct Change<'a> {
     pub new: Option<&'a Item>,
     /// Who made the change (`None` for a user write).
     pub user_identity: Option<&'a UserIdentity>,
+}
+
+/// A TTL deletion for [`Engine::stage_stored_removal`].
+pub(crate) struct StoredRemoval<'a> {
+    /// The encoded primary key.
+    pub pk: &'a [u8],
+    /// The item's expiry (epoch seconds), as its expiry-index entry holds it.
+    pub expiry_secs: i64,
+    /// The item as stored, binary ([`encode_item`] output).
+    pub bytes: &'a [u8],
+    /// The key attributes in [`TableDefinition::key_attributes`](crate::TableDefinition::key_attributes)
+    /// order, each with its stored bytes ([`crate::codec::encoded_attributes`]).
+    pub keys: &'a [(&'a str, &'a [u8])],
+    /// Who deleted it (the TTL service identity).
+    pub user_identity: &'a UserIdentity,
+}
+
+/// A stored item value decoded: with `only`, a binary item just those
+/// top-level attributes.
+///
+/// # Errors
+///
+/// [`StorageError::Corrupt`].
+pub(crate) fn decode_stored_item(v: &[u8], only: Option<&[&str]>) -> Result<Item, StorageError> {
+    match only {
+        Some(names) if crate::codec::is_binary(v) => {
+            crate::codec::decode_attributes(v, names).map_err(|m| corrupt(ITEMS, "item", m))
+        }
+        _ => decode_item(v),
+    }
 }
 
 pub(crate) fn validation(table: &str, message: String) -> WriteError {

@@ -136,6 +136,32 @@ pub(crate) struct RecordParts<'a> {
 
 /// Encodes a change record (tag byte included) for the `stream` keyspace.
 pub(crate) fn encode_record(r: &RecordParts<'_>) -> Vec<u8> {
+    encode_record_with(r, r.keys.len(), |out| {
+        for (k, v) in r.keys {
+            put_bytes(out, k.as_bytes());
+            put_value(out, v);
+        }
+    })
+}
+
+/// [`encode_record`] with the key attributes as stored in the item
+/// ([`encoded_attributes`] values, copied byte for byte; `r.keys` is not
+/// read): the same bytes as [`encode_record`] with the decoded keys, since
+/// [`encode_item`] and the record write a value the same way.
+pub(crate) fn encode_record_encoded_keys(r: &RecordParts<'_>, keys: &[(&str, &[u8])]) -> Vec<u8> {
+    encode_record_with(r, keys.len(), |out| {
+        for (k, v) in keys {
+            put_bytes(out, k.as_bytes());
+            out.extend_from_slice(v);
+        }
+    })
+}
+
+fn encode_record_with(
+    r: &RecordParts<'_>,
+    key_count: usize,
+    put_keys: impl FnOnce(&mut Vec<u8>),
+) -> Vec<u8> {
     let images = r.new_image.map_or(0, <[u8]>::len) + r.old_image.map_or(0, <[u8]>::len);
     let mut out = Vec::with_capacity(64 + r.table_name.len() + images);
     out.push(BINARY_TAG);
@@ -166,11 +192,8 @@ pub(crate) fn encode_record(r: &RecordParts<'_>) -> Vec<u8> {
     out.extend_from_slice(&r.now_millis.to_be_bytes());
     out.extend_from_slice(&r.sequence_number.0.to_be_bytes());
     put_bytes(&mut out, r.table_name.as_bytes());
-    put_len(&mut out, r.keys.len());
-    for (k, v) in r.keys {
-        put_bytes(&mut out, k.as_bytes());
-        put_value(&mut out, v);
-    }
+    put_len(&mut out, key_count);
+    put_keys(&mut out);
     if let Some(bytes) = r.new_image {
         out.extend_from_slice(bytes);
     }
@@ -296,13 +319,23 @@ impl<'a> Reader<'a> {
 
     /// Moves past one value without building it.
     fn skip_value(&mut self, depth: usize) -> Result<(), String> {
+        self.skip(depth, false)
+    }
+
+    /// Moves past one value without building it, failing exactly where
+    /// [`Reader::value`] would: also on text that is not UTF-8.
+    fn check_value(&mut self, depth: usize) -> Result<(), String> {
+        self.skip(depth, true)
+    }
+
+    fn skip(&mut self, depth: usize, utf8: bool) -> Result<(), String> {
         if depth > MAX_DEPTH {
             return Err("nested too deeply".into());
         }
         match self.byte()? {
-            S | N | B => {
+            t @ (S | N | B) => {
                 let n = self.len()?;
-                self.take(n)?;
+                self.text(n, utf8 && t != B)?;
             }
             BOOL | NULL => {
                 self.byte()?;
@@ -310,22 +343,31 @@ impl<'a> Reader<'a> {
             M => {
                 for _ in 0..self.len()? {
                     let n = self.len()?;
-                    self.take(n)?;
-                    self.skip_value(depth + 1)?;
+                    self.text(n, utf8)?;
+                    self.skip(depth + 1, utf8)?;
                 }
             }
             L => {
                 for _ in 0..self.len()? {
-                    self.skip_value(depth + 1)?;
+                    self.skip(depth + 1, utf8)?;
                 }
             }
-            SS | NS | BS => {
+            t @ (SS | NS | BS) => {
                 for _ in 0..self.len()? {
                     let n = self.len()?;
-                    self.take(n)?;
+                    self.text(n, utf8 && t != BS)?;
                 }
             }
             t => return Err(format!("unknown value tag {t}")),
+        }
+        Ok(())
+    }
+
+    /// Moves past `n` bytes, checking them as UTF-8 when `utf8`.
+    fn text(&mut self, n: usize, utf8: bool) -> Result<(), String> {
+        let bytes = self.take(n)?;
+        if utf8 && std::str::from_utf8(bytes).is_err() {
+            return Err("invalid UTF-8".into());
         }
         Ok(())
     }
@@ -381,6 +423,51 @@ pub(crate) fn decode_attributes(bytes: &[u8], wanted: &[&str]) -> Result<Item, S
         }
     }
     r.finish(item)
+}
+
+/// The top-level attributes of a binary item named in `names`, each as its
+/// stored bytes (tag byte and payload, as [`encode_item`] wrote them), in
+/// `names` order; `None` for a name the item does not have. Nothing is
+/// allocated: the sweeper's TTL deletions copy these bytes into the REMOVE
+/// record. Fails where [`decode_attributes`] with the same names fails.
+///
+/// # Errors
+///
+/// A message saying what is wrong with the bytes.
+pub(crate) fn encoded_attributes<'a, const K: usize>(
+    bytes: &'a [u8],
+    names: &[&str; K],
+) -> Result<[Option<&'a [u8]>; K], String> {
+    let mut found = [None; K];
+    let mut r = Reader::start(bytes)?;
+    let n = r.len()?;
+    for _ in 0..n {
+        let len = r.len()?;
+        let name = r.take(len)?;
+        match names.iter().position(|w| w.as_bytes() == name) {
+            Some(i) => {
+                let start = r.bytes;
+                r.check_value(0)?;
+                found[i] = start.get(..start.len() - r.bytes.len());
+            }
+            None => r.skip_value(0)?,
+        }
+    }
+    r.finish(found)
+}
+
+/// The text of a Number stored as `encoded` (an [`encoded_attributes`]
+/// value), or `None` for any other type.
+pub(crate) fn encoded_number(encoded: &[u8]) -> Option<&str> {
+    let (&tag, rest) = encoded.split_first()?;
+    if tag != N {
+        return None;
+    }
+    let mut r = Reader { bytes: rest };
+    let n = r.len().ok()?;
+    let text = r.take(n).ok()?;
+    r.finish(()).ok()?;
+    std::str::from_utf8(text).ok()
 }
 
 /// The ApproximateCreationDateTime (epoch ms) of a binary change record,
