@@ -10,6 +10,7 @@ use std::cell::Cell;
 use crate::event::{Buffers, Leaf, Leaves, collect_value};
 use crate::pattern::Pattern;
 use crate::prefilter::Prefilter;
+use crate::quotes::prefetch;
 use crate::scan::{Check, collect_bytes};
 
 /// Many patterns compiled once, each tagged with an `Id`; matched against events.
@@ -137,6 +138,44 @@ impl<Id: Clone + PartialEq> Matcher<Id> {
             return Ok(Vec::new());
         }
         self.scan(event_json, Check::Lazy)
+    }
+
+    /// [`Matcher::matches`] for each of `events` in turn, in order, with
+    /// the same results; while one event is matched, the CPU is asked for
+    /// the next one's bytes (up to 2 KiB), so a stream of events held in
+    /// memory (an NDJSON file, a Lambda batch, a corpus) does not wait for
+    /// memory at each event's start. Lazy: an event is matched when its
+    /// result is asked for.
+    ///
+    /// ```
+    /// use ttlstream_filters::{Matcher, Pattern};
+    ///
+    /// let ttl = Pattern::parse(r#"{"userIdentity":{"type":["Service"]}}"#)?;
+    /// let matcher = Matcher::new([("ttl", ttl)]);
+    /// let events: [&[u8]; 3] = [br#"{"userIdentity":{"type":"Service"}}"#, b"{}", b"[1]"];
+    /// let results: Vec<_> = matcher.matches_each(events).collect();
+    /// assert_eq!(results[0].as_ref().unwrap(), &vec!["ttl"]);
+    /// assert!(results[1].as_ref().unwrap().is_empty());
+    /// assert!(results[2].is_err());
+    /// # Ok::<(), ttlstream_filters::PatternError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// Each item is [`Matcher::matches`]' result for its event: an
+    /// [`EventError`] for that event alone; the events after it are still
+    /// matched.
+    pub fn matches_each<'e>(
+        &self,
+        events: impl IntoIterator<Item = &'e [u8]>,
+    ) -> impl Iterator<Item = Result<Vec<Id>, EventError>> {
+        let mut events = events.into_iter().peekable();
+        std::iter::from_fn(move || {
+            let event = events.next()?;
+            if let Some(next) = events.peek() {
+                prefetch(next);
+            }
+            Some(self.matches(event))
+        })
     }
 
     /// [`Matcher::matches`], checking the JSON syntax of every byte: a

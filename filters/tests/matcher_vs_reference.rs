@@ -1,5 +1,6 @@
 //! Property: the compiled `Matcher` agrees with the reference evaluator, on
-//! both its bytes and its `Value` entry points, and `to_json` round-trips.
+//! its bytes (one event and a stream of them) and its `Value` entry points,
+//! and `to_json` round-trips.
 #![allow(clippy::unwrap_used)]
 
 mod reference;
@@ -141,6 +142,19 @@ proptest! {
             prop_assert_eq!(by_pretty_bytes, expected, "matches, pattern {} event {}", pattern_json, pretty);
             prop_assert_eq!(strictly, expected, "matches_strict, pattern {} event {}", pattern_json, event);
         }
+        // A stream of events (valid, pretty, cut short) gives each event's
+        // own result, errors included, in order.
+        let stream: Vec<Vec<u8>> = events
+            .iter()
+            .flat_map(|e| {
+                let compact = e.to_string().into_bytes();
+                let cut = compact[..compact.len() - 1].to_vec();
+                [compact, serde_json::to_vec_pretty(e).unwrap(), cut]
+            })
+            .collect();
+        let each: Vec<_> = matcher.matches_each(stream.iter().map(Vec::as_slice)).collect();
+        let one_by_one: Vec<_> = stream.iter().map(|e| matcher.matches(e)).collect();
+        prop_assert_eq!(each, one_by_one);
         // Normal form round-trips and means the same thing.
         let normal = parsed.to_json();
         let reparsed = Pattern::from_value_with(&normal, Dialect::EventBridge).unwrap();
