@@ -93,8 +93,9 @@ impl Engine {
             // Items written earlier in this batch are not yet visible to reads.
             let mut pending: HashMap<&[u8], &Item> = HashMap::with_capacity(chunk.len());
             for (pk, item) in chunk {
-                let old = match pending.get(pk.as_slice()) {
-                    Some(prev) => Some((*prev).clone()),
+                // One hash per item: the insert returns what it replaces.
+                let old = match pending.insert(pk.as_slice(), item) {
+                    Some(prev) => Some(prev.clone()),
                     None => self.load_item(&meta, pk)?,
                 };
                 if old.as_ref() != Some(item) {
@@ -108,7 +109,6 @@ impl Engine {
                         None,
                     )?;
                 }
-                pending.insert(pk.as_slice(), item);
             }
             batch.commit()?;
             let done = seq.finish();

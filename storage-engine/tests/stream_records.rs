@@ -61,6 +61,31 @@ fn insert_modify_remove_and_no_record_for_missing_or_unchanged() {
 }
 
 #[test]
+fn a_key_repeated_in_one_bulk_put_is_written_in_order() {
+    let (_dir, _clock, engine) = setup(StreamViewType::NewAndOldImages);
+    let a1 = session("a", START_SECS + 100);
+    let mut a2 = a1.clone();
+    a2.insert("Data".into(), s("y"));
+    let b = session("b", START_SECS + 100);
+    // a twice changed, then unchanged (no record), between them b.
+    let items = vec![a1.clone(), b.clone(), a2.clone(), a2.clone()];
+    engine.put_items(TABLE, items).unwrap();
+
+    let r = all(&engine);
+    let names: Vec<EventName> = r.iter().map(|r| r.event_name).collect();
+    assert_eq!(
+        names,
+        [EventName::Insert, EventName::Insert, EventName::Modify]
+    );
+    assert_eq!(
+        (r[2].old_image.as_ref(), r[2].new_image.as_ref()),
+        (Some(&a1), Some(&a2))
+    );
+    assert_eq!(engine.get_item(TABLE, &key("a")).unwrap(), Some(a2));
+    assert_eq!(engine.get_item(TABLE, &key("b")).unwrap(), Some(b));
+}
+
+#[test]
 fn view_types_select_images() {
     for (view, new, old) in [
         (StreamViewType::KeysOnly, false, false),
