@@ -249,10 +249,11 @@ impl Engine {
             let mut last_deleted: Option<&[u8]> = None;
             let mut deleted_here = 0u64;
             for &(pk, secs, index_key) in &entries {
+                let key = item_key(current.id, pk);
                 let bytes = if last_deleted == Some(pk) {
                     None
                 } else {
-                    store.items.get(item_key(current.id, pk))?
+                    store.items.get(&key)?
                 };
                 // Without secondary indexes, a binary item is deleted from
                 // its bytes, undecoded (the same entries, byte for byte).
@@ -280,6 +281,7 @@ impl Engine {
                     if let Some((keys, key_count)) = &keys {
                         let removal = StoredRemoval {
                             pk,
+                            item_key: key,
                             expiry_secs: secs,
                             bytes,
                             keys: &keys[..*key_count],

@@ -250,6 +250,7 @@ impl Engine {
     ) -> Result<(), StorageError> {
         let StoredRemoval {
             pk,
+            item_key,
             expiry_secs,
             bytes,
             keys,
@@ -275,7 +276,7 @@ impl Engine {
             let record = encode_record_encoded_keys(&parts, keys);
             batch.insert(&store.stream, stream_key(meta.id, seq), record);
         }
-        batch.remove(&store.items, item_key(meta.id, pk));
+        batch.remove(&store.items, item_key);
         Ok(())
     }
 
@@ -403,6 +404,8 @@ pub(crate) struct Change<'a> {
 pub(crate) struct StoredRemoval<'a> {
     /// The encoded primary key.
     pub pk: &'a [u8],
+    /// Its `items` key (`item_key(meta.id, pk)`, built once for the read).
+    pub item_key: Vec<u8>,
     /// The item's expiry (epoch seconds), as its expiry-index entry holds it.
     pub expiry_secs: i64,
     /// The item as stored, binary ([`encode_item`] output).
