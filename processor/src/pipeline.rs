@@ -66,6 +66,17 @@ pub struct Pipeline {
     stats: PipelineStats,
     /// When the sweeper-lag gauge was last read from the source.
     lag_sampled: Option<std::time::Instant>,
+    /// `RecordsRead` and `RecordsMatched` counted but not yet added to the
+    /// metrics: they are added once per step, not per record.
+    unpublished: RecordCounts,
+}
+
+/// Records counted by a step, added to the `RecordsRead` and
+/// `RecordsMatched` counters when it ends.
+#[derive(Clone, Copy, Debug, Default)]
+struct RecordCounts {
+    read: u64,
+    matched: u64,
 }
 
 /// How often a step that read a full batch (catching up) refreshes the
@@ -192,6 +203,7 @@ impl Pipeline {
             poll_interval: Duration::from_millis(config.batch.poll_interval_millis),
             stats: PipelineStats::default(),
             lag_sampled: None,
+            unpublished: RecordCounts::default(),
         })
     }
 
@@ -278,6 +290,26 @@ impl Pipeline {
     /// A source, sink or checkpoint error. The checkpoint is then not advanced:
     /// the next step (or the next process) reads the batch again.
     pub async fn step(&mut self) -> Result<StepReport, PipelineError> {
+        let result = self.read_route_and_write().await;
+        self.publish_record_counts();
+        result
+    }
+
+    /// Adds the records counted since the last call to the `RecordsRead` and
+    /// `RecordsMatched` counters (once per step: a counter update per record
+    /// was a recorder lookup per record).
+    fn publish_record_counts(&mut self) {
+        let RecordCounts { read, matched } = std::mem::take(&mut self.unpublished);
+        if read > 0 {
+            ::metrics::counter!(names::RECORDS_READ).increment(read);
+        }
+        if matched > 0 {
+            ::metrics::counter!(names::RECORDS_MATCHED).increment(matched);
+        }
+    }
+
+    /// [`Pipeline::step`], without publishing its record counts.
+    async fn read_route_and_write(&mut self) -> Result<StepReport, PipelineError> {
         let (records, progress) = self.read_batch().await?;
         let read = records.len();
         self.sample_sweeper_lag(read < self.max_records);
@@ -379,18 +411,19 @@ impl Pipeline {
     fn observe_and_route(&mut self, record: &Record) -> Result<Vec<usize>, PipelineError> {
         self.counter.observe(record);
         self.stats.records_read += 1;
-        ::metrics::counter!(names::RECORDS_READ).increment(1);
+        self.unpublished.read += 1;
         if record.is_ttl_deletion {
             self.stats.ttl_deletions += 1;
         }
-        let sinks = self
-            .routing
-            .sinks_of(record)
-            .map_err(|e| SourceError::Record {
-                table: record.table_name.clone(),
-                sequence_number: record.sequence_number.clone(),
-                message: e.to_string(),
-            })?;
+        let (matched, sinks) =
+            self.routing
+                .match_record(record)
+                .map_err(|e| SourceError::Record {
+                    table: record.table_name.clone(),
+                    sequence_number: record.sequence_number.clone(),
+                    message: e.to_string(),
+                })?;
+        self.unpublished.matched += u64::from(matched);
         if !sinks.is_empty() {
             self.stats.records_matched += 1;
         }

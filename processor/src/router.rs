@@ -1,6 +1,7 @@
 //! The router: one compiled filter set for all routes; each record goes to the
 //! routes whose filter it matches.
 
+use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -8,6 +9,11 @@ use ttlstream_filters::{Dialect, Matcher, Pattern, parse_filter_file_with};
 
 use crate::error::ConfigError;
 use crate::record::Record;
+
+thread_local! {
+    /// [`Router::route`]'s `{` + record tail, reused from record to record.
+    static TAIL_OBJECT: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
 
 /// A route after its filter file was loaded: which sinks (by index) it feeds.
 #[derive(Clone, Debug)]
@@ -123,13 +129,14 @@ impl Router {
             .and_then(|at| record.json.get(at..))
             .and_then(|tail| tail.strip_prefix(b","));
         let mut matched = match tail {
-            // The members after `dynamodb`, as an object of their own.
-            Some(tail) => {
-                let mut object = Vec::with_capacity(tail.len() + 1);
+            // The members after `dynamodb`, as an object of their own, in a
+            // buffer the thread keeps (no allocation per record).
+            Some(tail) => TAIL_OBJECT.with_borrow_mut(|object| {
+                object.clear();
                 object.push(b'{');
                 object.extend_from_slice(tail);
-                self.matcher.matches(&object)?
-            }
+                self.matcher.matches(object)
+            })?,
             None => self.matcher.matches(&record.json)?,
         };
         matched.extend(self.unfiltered.iter().copied());

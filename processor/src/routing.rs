@@ -147,11 +147,25 @@ impl Routing {
     /// # Errors
     /// The filter engine's error when the record is not valid JSON.
     pub fn sinks_of(&self, record: &Record) -> Result<Vec<usize>, ttlstream_filters::EventError> {
-        let routes = self.router.route(record)?;
-        if !routes.is_empty() {
+        let (matched, sinks) = self.match_record(record)?;
+        if matched {
             ::metrics::counter!(names::RECORDS_MATCHED).increment(1);
         }
-        Ok(self.router.sinks_for(&routes))
+        Ok(sinks)
+    }
+
+    /// As [`Routing::sinks_of`], without counting: returns whether a route
+    /// matched (the caller counts `RecordsMatched`, e.g. once per source
+    /// read) and the sinks.
+    ///
+    /// # Errors
+    /// As [`Routing::sinks_of`].
+    pub(crate) fn match_record(
+        &self,
+        record: &Record,
+    ) -> Result<(bool, Vec<usize>), ttlstream_filters::EventError> {
+        let routes = self.router.route(record)?;
+        Ok((!routes.is_empty(), self.router.sinks_for(&routes)))
     }
 
     /// Writes `closed` to its sinks, one batch per sink and table named by

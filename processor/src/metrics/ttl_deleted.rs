@@ -35,7 +35,10 @@ pub struct Datapoint {
 pub struct TtlDeletionCounter {
     period_secs: i64,
     tables: BTreeSet<String>,
-    counts: BTreeMap<(i64, String), u64>,
+    /// Per table, per period start: TTL deletions counted. Keyed by table
+    /// first, so counting a record looks it up by `&str` (no `String` per
+    /// record).
+    counts: BTreeMap<String, BTreeMap<i64, u64>>,
     /// Start of the oldest period not yet closed.
     next_to_close: Option<i64>,
 }
@@ -76,15 +79,19 @@ impl TtlDeletionCounter {
         if !record.is_ttl_deletion {
             return;
         }
-        self.tables.insert(record.table_name.clone());
+        if !self.tables.contains(&record.table_name) {
+            self.tables.insert(record.table_name.clone());
+        }
         let mut period = self.period_of(record.approximate_creation_millis);
         if let Some(oldest) = self.next_to_close {
             period = period.max(oldest);
         }
-        *self
-            .counts
-            .entry((period, record.table_name.clone()))
-            .or_default() += 1;
+        if let Some(periods) = self.counts.get_mut(&record.table_name) {
+            *periods.entry(period).or_default() += 1;
+        } else {
+            let periods = BTreeMap::from([(period, 1)]);
+            self.counts.insert(record.table_name.clone(), periods);
+        }
     }
 
     /// Closes every period that ends at or before `watermark_millis` (epoch ms)
@@ -96,7 +103,11 @@ impl TtlDeletionCounter {
         let mut closed = Vec::new();
         while (start + self.period_secs).saturating_mul(1000) <= watermark_millis {
             for table in &self.tables {
-                let value = self.counts.remove(&(start, table.clone())).unwrap_or(0);
+                let value = self
+                    .counts
+                    .get_mut(table)
+                    .and_then(|periods| periods.remove(&start))
+                    .unwrap_or(0);
                 closed.push(Datapoint {
                     metric_name: TIME_TO_LIVE_DELETED_ITEM_COUNT,
                     table_name: table.clone(),
