@@ -9,7 +9,7 @@
 
 use base64::Engine as _;
 use serde::Serializer as _;
-use ttlstream_engine::{ItemView, StoredRecord, StreamViewType, ValueView};
+use ttlstream_engine::{ItemView, StoredRecord, StreamViewType, Text, ValueView};
 
 use super::RecordContext;
 
@@ -31,7 +31,7 @@ pub(super) fn write_record(
     let millis = record.approximate_creation_date_time_millis();
     check_time(millis)?;
     out.extend_from_slice(br#"{"awsRegion":"#);
-    string(out, &context.region);
+    string(out, context.region.as_bytes());
     out.extend_from_slice(br#","dynamodb":{"ApproximateCreationDateTime":"#);
     integer(out, millis / 1000);
     out.extend_from_slice(br#","Keys":"#);
@@ -58,18 +58,18 @@ pub(super) fn write_record(
     out.extend_from_slice(br#""}"#);
     let tail = out.len() - start;
     out.extend_from_slice(br#","eventID":"#);
-    string(out, &record.event_id());
+    string(out, record.event_id().as_bytes());
     out.extend_from_slice(br#","eventName":"#);
-    string(out, record.event_name().as_str());
+    string(out, record.event_name().as_str().as_bytes());
     out.extend_from_slice(
         br#","eventSource":"aws:dynamodb","eventVersion":"1.1","eventSourceARN":"#,
     );
-    string(out, &context.event_source_arn);
+    string(out, context.event_source_arn.as_bytes());
     if let Some((r#type, principal_id)) = record.user_identity() {
         out.extend_from_slice(br#","userIdentity":{"type":"#);
-        string(out, r#type);
+        string(out, r#type.as_bytes());
         out.extend_from_slice(br#","principalId":"#);
-        string(out, principal_id);
+        string(out, principal_id.as_bytes());
         out.push(b'}');
     }
     out.push(b'}');
@@ -87,23 +87,32 @@ pub(super) fn check_time(millis: i64) -> Result<(), String> {
         .ok_or_else(|| "ApproximateCreationDateTime out of range".to_string())
 }
 
-/// A JSON string, escaped exactly as serde_json escapes it: control
-/// characters, quote and backslash; everything else as is. Strings with nothing to
-/// escape (nearly all) are copied whole.
-fn string(out: &mut Vec<u8>, s: &str) {
+/// A JSON string of UTF-8 bytes (a `&str`'s, or a [`Text`]'s, checked when
+/// the engine read the record), escaped exactly as serde_json escapes it:
+/// control characters, quote and backslash; everything else as is. Strings
+/// with nothing to escape (nearly all) are copied whole, without checking
+/// their UTF-8 again.
+fn string(out: &mut Vec<u8>, s: &[u8]) {
     // No short-circuit: the loop vectorises.
-    let plain = s.bytes().fold(true, |plain, b| {
+    let plain = s.iter().fold(true, |plain, &b| {
         plain & (b >= 0x20) & (b != b'"') & (b != b'\\')
     });
     if plain {
         out.reserve(s.len() + 2);
         out.push(b'"');
-        out.extend_from_slice(s.as_bytes());
+        out.extend_from_slice(s);
         out.push(b'"');
     } else {
-        // Writing into a Vec cannot fail.
-        let _ = (&mut serde_json::Serializer::new(out)).serialize_str(s);
+        // Writing into a Vec cannot fail; the bytes are UTF-8 (lossy never
+        // replaces anything).
+        let text = String::from_utf8_lossy(s);
+        let _ = (&mut serde_json::Serializer::new(out)).serialize_str(&text);
     }
+}
+
+/// A [`Text`] as a JSON string ([`string`]).
+fn text(out: &mut Vec<u8>, t: Text<'_>) {
+    string(out, t.as_bytes());
 }
 
 fn integer(out: &mut Vec<u8>, n: i64) {
@@ -116,7 +125,7 @@ fn item(out: &mut Vec<u8>, view: ItemView<'_>) {
         if i > 0 {
             out.push(b',');
         }
-        string(out, name);
+        text(out, name);
         out.push(b':');
         value(out, v);
     }
@@ -161,12 +170,12 @@ fn value(out: &mut Vec<u8>, v: ValueView<'_>) {
     match v {
         ValueView::S(s) => {
             out.extend_from_slice(br#"{"S":"#);
-            string(out, s);
+            text(out, s);
             out.push(b'}');
         }
         ValueView::N(s) => {
             out.extend_from_slice(br#"{"N":"#);
-            string(out, s);
+            text(out, s);
             out.push(b'}');
         }
         ValueView::B(b) => {
@@ -190,8 +199,8 @@ fn value(out: &mut Vec<u8>, v: ValueView<'_>) {
             out.push(b'}');
         }
         ValueView::L(l) => list(out, br#"{"L":["#, l.values(), value),
-        ValueView::Ss(l) => list(out, br#"{"SS":["#, l.strs(), string),
-        ValueView::Ns(l) => list(out, br#"{"NS":["#, l.strs(), string),
+        ValueView::Ss(l) => list(out, br#"{"SS":["#, l.texts(), text),
+        ValueView::Ns(l) => list(out, br#"{"NS":["#, l.texts(), text),
         ValueView::Bs(l) => list(out, br#"{"BS":["#, l.bytes(), base64),
     }
 }

@@ -14,7 +14,7 @@ use std::collections::HashMap;
 
 mod view;
 pub(crate) use view::is_binary;
-pub use view::{ItemView, ListView, StoredRecord, ValueView};
+pub use view::{ItemView, ListView, StoredRecord, Text, ValueView};
 
 /// First byte of a binary value (JSON values start with `{`).
 pub(crate) const BINARY_TAG: u8 = 0x01;

@@ -133,21 +133,21 @@ fn partial_decode_builds_only_the_wanted_attributes() {
 fn view_item(view: ItemView<'_>) -> Item {
     fn value(v: ValueView<'_>) -> AttributeValue {
         match v {
-            ValueView::S(s) => AttributeValue::S(s.into()),
-            ValueView::N(s) => AttributeValue::N(s.into()),
+            ValueView::S(s) => AttributeValue::S(s.as_str().into()),
+            ValueView::N(s) => AttributeValue::N(s.as_str().into()),
             ValueView::B(b) => AttributeValue::B(b.to_vec()),
             ValueView::Bool(b) => AttributeValue::Bool(b),
             ValueView::Null(b) => AttributeValue::Null(b),
             ValueView::M(m) => AttributeValue::M(view_item(m).into_inner()),
             ValueView::L(l) => AttributeValue::L(l.values().map(value).collect()),
-            ValueView::Ss(l) => AttributeValue::Ss(l.strs().map(String::from).collect()),
-            ValueView::Ns(l) => AttributeValue::Ns(l.strs().map(String::from).collect()),
+            ValueView::Ss(l) => AttributeValue::Ss(l.texts().map(|t| t.as_str().into()).collect()),
+            ValueView::Ns(l) => AttributeValue::Ns(l.texts().map(|t| t.as_str().into()).collect()),
             ValueView::Bs(l) => AttributeValue::Bs(l.bytes().map(<[u8]>::to_vec).collect()),
         }
     }
     let item: HashMap<String, AttributeValue> = view
         .iter()
-        .map(|(name, v)| (name.to_string(), value(v)))
+        .map(|(name, v)| (name.as_str().to_string(), value(v)))
         .collect();
     assert_eq!(item.len(), view.len());
     item.into()
@@ -219,4 +219,59 @@ fn stored_records_show_what_decoding_builds() {
     let at = bad_utf8.len() - 1;
     bad_utf8[at] = 0xFF;
     assert!(StoredRecord::parse(fjall::Slice::from(&bad_utf8[..])).is_err());
+}
+
+/// `StoredRecord::parse` skips the per-string UTF-8 check when a record's keys
+/// and images are all ASCII: on records with and without that fast path, every
+/// one-byte corruption is accepted by it exactly when the full decoder
+/// (`decode_record`, which checks every string) accepts it.
+#[test]
+fn ascii_fast_path_accepts_what_the_decoder_accepts() {
+    let ascii: Item = HashMap::from([
+        ("name".to_string(), AttributeValue::S("plain text".into())),
+        ("n".to_string(), AttributeValue::N("12".into())),
+        (
+            "set".to_string(),
+            AttributeValue::Ss(vec!["ab".into(), "cd".into()]),
+        ),
+        (
+            "m".to_string(),
+            AttributeValue::M(HashMap::from([(
+                "k".to_string(),
+                AttributeValue::L(vec![AttributeValue::S("xy".into())]),
+            )])),
+        ),
+    ])
+    .into();
+    let mut non_ascii = ascii.clone().into_inner();
+    non_ascii.insert("é".to_string(), AttributeValue::S("ü€".into()));
+    for item in [ascii, Item::from(non_ascii)] {
+        let key = ("name".to_string(), AttributeValue::S("plain text".into()));
+        let image = encode_item(&item);
+        let bytes = encode_record(&RecordParts {
+            table_name: "T",
+            sequence_number: SequenceNumber(1),
+            event_name: EventName::Remove,
+            now_millis: 0,
+            view: StreamViewType::NewAndOldImages,
+            keys: &[(&key.0, &key.1)],
+            new_image: None,
+            old_image: image.get(1..),
+            user_identity: Some(&UserIdentity::dynamodb_ttl()),
+        });
+        assert!(StoredRecord::parse(fjall::Slice::from(&bytes[..])).is_ok());
+        for at in 0..bytes.len() {
+            for byte in [0x80, 0xC3, 0xE2, 0xFF, b'a', 0] {
+                let mut bad = bytes.clone();
+                bad[at] = byte;
+                let parsed = StoredRecord::parse(fjall::Slice::from(&bad[..]));
+                assert_eq!(
+                    parsed.is_ok(),
+                    decode_record(&bad).is_ok(),
+                    "byte {at} set to {byte:#x}: {:?}",
+                    parsed.err()
+                );
+            }
+        }
+    }
 }

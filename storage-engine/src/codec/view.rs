@@ -3,6 +3,8 @@
 //! attributes as borrowed [`ValueView`]s, so a reader that turns records into
 //! its own bytes (the processor writes Lambda-shaped JSON) builds no `Item`
 //! (a `String` and a `HashMap` per attribute). Attributes come in stored order.
+//! Strings come as [`Text`]: their bytes were checked as UTF-8 once, when the
+//! record was read, and are not checked again.
 
 use std::ops::Range;
 
@@ -53,14 +55,33 @@ pub struct ListView<'a> {
     len: usize,
 }
 
+/// A string of a [`StoredRecord`] (an attribute name, an `S` or `N` value, a
+/// set element): UTF-8, checked when the record was read, so a reader that
+/// copies bytes ([`Text::as_bytes`]) does not check them a second time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Text<'a>(&'a [u8]);
+
+impl<'a> Text<'a> {
+    /// The string's UTF-8 bytes (checked when the record was read).
+    pub fn as_bytes(self) -> &'a [u8] {
+        self.0
+    }
+
+    /// The string as `&str` (checks the bytes again; a checked record's
+    /// always pass).
+    pub fn as_str(self) -> &'a str {
+        std::str::from_utf8(self.0).unwrap_or_default()
+    }
+}
+
 /// One attribute value, borrowed from the stored record (DynamoDB's data types:
 /// `S`, `N`, `B`, `BOOL`, `NULL`, `M`, `L`, `SS`, `NS`, `BS`).
 #[derive(Clone, Copy, Debug)]
 pub enum ValueView<'a> {
     /// String.
-    S(&'a str),
+    S(Text<'a>),
     /// Number, as its decimal text.
-    N(&'a str),
+    N(Text<'a>),
     /// Binary, raw bytes.
     B(&'a [u8]),
     /// Boolean.
@@ -71,9 +92,9 @@ pub enum ValueView<'a> {
     M(ItemView<'a>),
     /// List: [`ListView::values`].
     L(ListView<'a>),
-    /// String set: [`ListView::strs`].
+    /// String set: [`ListView::texts`].
     Ss(ListView<'a>),
-    /// Number set: [`ListView::strs`].
+    /// Number set: [`ListView::texts`].
     Ns(ListView<'a>),
     /// Binary set: [`ListView::bytes`].
     Bs(ListView<'a>),
@@ -96,10 +117,16 @@ impl StoredRecord {
             sequence_number,
         } = super::RecordHeader::read(&mut r)?;
         let table_name = checked_str(&mut r, all.len())?;
+        // Keys and images whose bytes are all ASCII (short lengths, tags and
+        // ASCII text; nearly every record) hold only valid UTF-8: one pass
+        // over them instead of a check per string. Any other byte (a long
+        // length, binary data, non-ASCII or invalid text) sends every string
+        // through its own check.
+        let ascii = r.bytes.is_ascii();
         let mut size_bytes = 0;
         let mut map = |r: &mut Reader<'_>| -> Result<Range<usize>, String> {
             let start = at(r);
-            size_bytes += check_map(r, 0)?;
+            size_bytes += check_map(r, 0, ascii)?;
             Ok(start..at(r))
         };
         let keys = map(&mut r)?;
@@ -271,33 +298,44 @@ fn check_utf8(b: &[u8]) -> Result<&str, String> {
     std::str::from_utf8(b).map_err(|_| "invalid UTF-8".to_string())
 }
 
+/// A length-prefixed string's length in bytes; its UTF-8 is checked unless
+/// `ascii` (the bytes it is read from are known to be ASCII).
+fn text_len(r: &mut Reader<'_>, ascii: bool) -> Result<usize, String> {
+    let n = r.len()?;
+    let bytes = r.take(n)?;
+    if !ascii {
+        check_utf8(bytes)?;
+    }
+    Ok(n)
+}
+
 /// Checks a map (count, then names and values) and returns its DynamoDB size
-/// at the top level ([`crate::item_size_bytes`]: names plus values).
-fn check_map(r: &mut Reader<'_>, depth: usize) -> Result<u64, String> {
-    Ok(check_entries(r, depth)?.1)
+/// at the top level ([`crate::item_size_bytes`]: names plus values). `ascii`:
+/// the map's bytes are all ASCII, so its strings need no UTF-8 check.
+fn check_map(r: &mut Reader<'_>, depth: usize, ascii: bool) -> Result<u64, String> {
+    Ok(check_entries(r, depth, ascii)?.1)
 }
 
 /// Checks a map's entries; returns their count and the size of their names
 /// and values.
-fn check_entries(r: &mut Reader<'_>, depth: usize) -> Result<(u64, u64), String> {
+fn check_entries(r: &mut Reader<'_>, depth: usize, ascii: bool) -> Result<(u64, u64), String> {
     let count = r.len()?;
     let mut size = 0;
     for _ in 0..count {
-        let n = r.len()?;
-        check_utf8(r.take(n)?)?;
-        size += n as u64 + check_value(r, depth)?;
+        let n = text_len(r, ascii)?;
+        size += n as u64 + check_value(r, depth, ascii)?;
     }
     Ok((count as u64, size))
 }
 
 /// Checks one value; returns [`crate::value_size_bytes`] of it.
-fn check_value(r: &mut Reader<'_>, depth: usize) -> Result<u64, String> {
+fn check_value(r: &mut Reader<'_>, depth: usize, ascii: bool) -> Result<u64, String> {
     if depth > MAX_DEPTH {
         return Err("nested too deeply".into());
     }
     let string = checked_text;
     Ok(match r.byte()? {
-        S => string(r)?.len() as u64,
+        S => text_len(r, ascii)? as u64,
         N => number_size(string(r)?),
         B => {
             let n = r.len()?;
@@ -309,17 +347,17 @@ fn check_value(r: &mut Reader<'_>, depth: usize) -> Result<u64, String> {
         }
         // 3 + per entry 1 + name + value, as value_size_bytes.
         M => {
-            let (count, size) = check_entries(r, depth + 1)?;
+            let (count, size) = check_entries(r, depth + 1, ascii)?;
             3 + count + size
         }
         L => {
             let mut size = 3;
             for _ in 0..r.len()? {
-                size += 1 + check_value(r, depth + 1)?;
+                size += 1 + check_value(r, depth + 1, ascii)?;
             }
             size
         }
-        SS => (0..r.len()?).try_fold(0, |s, _| Ok::<_, String>(s + string(r)?.len() as u64))?,
+        SS => (0..r.len()?).try_fold(0, |s, _| Ok::<_, String>(s + text_len(r, ascii)? as u64))?,
         NS => (0..r.len()?).try_fold(0, |s, _| Ok::<_, String>(s + number_size(string(r)?)))?,
         BS => (0..r.len()?).try_fold(0, |s, _| {
             let n = r.len()?;
@@ -341,11 +379,11 @@ impl<'a> ItemView<'a> {
     }
 
     /// The attributes (name, value), in stored order.
-    pub fn iter(&self) -> impl Iterator<Item = (&'a str, ValueView<'a>)> + use<'a> {
+    pub fn iter(&self) -> impl Iterator<Item = (Text<'a>, ValueView<'a>)> + use<'a> {
         let mut r = Reader { bytes: self.bytes };
         (0..self.len).map_while(move |_| {
             let n = r.len().ok()?;
-            let name = std::str::from_utf8(r.take(n).ok()?).ok()?;
+            let name = Text(r.take(n).ok()?);
             Some((name, next_value(&mut r)?))
         })
     }
@@ -378,8 +416,8 @@ impl<'a> ListView<'a> {
     }
 
     /// The elements of an `SS` or `NS` set.
-    pub fn strs(&self) -> impl Iterator<Item = &'a str> + use<'a> {
-        self.bytes().map_while(|b| std::str::from_utf8(b).ok())
+    pub fn texts(&self) -> impl Iterator<Item = Text<'a>> + use<'a> {
+        self.bytes().map(Text)
     }
 }
 
@@ -389,7 +427,7 @@ fn next_value<'a>(r: &mut Reader<'a>) -> Option<ValueView<'a>> {
     let tag = r.byte().ok()?;
     let text = |r: &mut Reader<'a>| {
         let n = r.len().ok()?;
-        std::str::from_utf8(r.take(n).ok()?).ok()
+        r.take(n).ok().map(Text)
     };
     Some(match tag {
         S => ValueView::S(text(r)?),
