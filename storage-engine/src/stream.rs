@@ -22,9 +22,31 @@ use std::str::FromStr;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SequenceNumber(pub u64);
 
+impl SequenceNumber {
+    /// The 21 ASCII digits this number displays as (zero-padded decimal; a
+    /// `u64` has at most 20 digits), built without the formatting machinery:
+    /// `format!("{:021}")` writes its padding one character at a time, and
+    /// stream readers display every record's number.
+    pub fn decimal_digits(self) -> [u8; 21] {
+        let mut digits = [b'0'; 21];
+        let mut n = self.0;
+        for digit in digits.iter_mut().rev() {
+            // `n % 10` is below 10: the cast cannot truncate.
+            *digit = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        digits
+    }
+}
+
 impl fmt::Display for SequenceNumber {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:021}", self.0)
+        let digits = self.decimal_digits();
+        // ASCII digits only: never fails.
+        f.write_str(std::str::from_utf8(&digits).unwrap_or_default())
     }
 }
 
@@ -242,7 +264,16 @@ pub(crate) fn event_id(table: &str, seq: SequenceNumber) -> String {
     let parts: [&[u8]; 3] = [table.as_bytes(), &[0], &seq_bytes];
     let a = fnv1a(0xcbf2_9ce4_8422_2325, &parts);
     let b = fnv1a(0x6c62_272e_07bb_0142, &parts);
-    format!("{a:016x}{b:016x}")
+    // `format!("{a:016x}{b:016x}")`, one nibble at a time (the formatting
+    // machinery cost more than the hashing).
+    let mut id = String::with_capacity(32);
+    for half in [a, b] {
+        for shift in (0..16).rev() {
+            let nibble = u32::try_from((half >> (4 * shift)) & 0xF).unwrap_or(0);
+            id.push(char::from_digit(nibble, 16).unwrap_or('0'));
+        }
+    }
+    id
 }
 
 #[cfg(test)]
@@ -261,6 +292,32 @@ mod tests {
         assert_eq!(json, "\"000000000000000000007\"");
         let back: SequenceNumber = serde_json::from_str(&json).expect("deserialize");
         assert_eq!(back, SequenceNumber(7));
+    }
+
+    proptest::proptest! {
+        /// The hand-written forms are the formatting machinery's.
+        #[test]
+        fn sequence_numbers_and_event_ids_format_as_std_does(n in proptest::prelude::any::<u64>(), table in ".{0,8}") {
+            let text = SequenceNumber(n).to_string();
+            proptest::prop_assert_eq!(&text, &format!("{n:021}"));
+            proptest::prop_assert_eq!(text.as_bytes(), SequenceNumber(n).decimal_digits());
+            let id = event_id(&table, SequenceNumber(n));
+            let parts: [&[u8]; 3] = [table.as_bytes(), &[0], &n.to_be_bytes()];
+            let hash = |basis: u64| parts.iter().flat_map(|p| p.iter()).fold(basis, |h, &b| {
+                (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+            });
+            let expected = format!("{:016x}{:016x}", hash(0xcbf2_9ce4_8422_2325), hash(0x6c62_272e_07bb_0142));
+            proptest::prop_assert_eq!(id, expected);
+        }
+    }
+
+    #[test]
+    fn sequence_number_extremes() {
+        assert_eq!(SequenceNumber(0).to_string(), "000000000000000000000");
+        assert_eq!(
+            SequenceNumber(u64::MAX).to_string(),
+            format!("{:021}", u64::MAX)
+        );
     }
 
     #[test]
