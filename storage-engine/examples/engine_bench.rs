@@ -19,55 +19,17 @@
 //!    < 1 s; the baseline is the sweeper's pass interval.
 #![allow(clippy::unwrap_used, missing_docs)]
 
-use std::collections::HashMap;
+mod support;
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use support::{START_MILLIS, TABLE, item, open};
 use ttlstream_engine::{
-    AcceleratedClock, AttributeValue, Clock, Engine, EngineOptions, Item, ManualClock,
-    ScalarAttributeType, StreamPosition, StreamViewType, SweeperOptions, TableDefinition,
-    TimeToLiveSpecification,
+    AcceleratedClock, AttributeValue, Item, ManualClock, StreamPosition, SweeperOptions,
 };
 
-const TABLE: &str = "SessionData";
-const START_MILLIS: i64 = 1_700_000_000_000;
 const LAG_RATE_PER_SEC: usize = 50_000;
 const LAG_SECS: usize = 6;
-
-fn item(i: usize, expiry_secs: i64) -> Item {
-    HashMap::from([
-        (
-            "UserName".to_string(),
-            AttributeValue::S(format!("user{i:08}")),
-        ),
-        (
-            "ExpirationTime".to_string(),
-            AttributeValue::N(expiry_secs.to_string()),
-        ),
-        ("Data".to_string(), AttributeValue::S("x".repeat(100))),
-    ])
-    .into()
-}
-
-fn open(dir: &std::path::Path, clock: Arc<dyn Clock>) -> Engine {
-    let engine = Engine::open(
-        dir,
-        EngineOptions {
-            clock,
-            ..Default::default()
-        },
-    )
-    .unwrap();
-    engine
-        .create_table(
-            TableDefinition::new(TABLE, "UserName", ScalarAttributeType::S)
-                .with_stream(StreamViewType::NewAndOldImages),
-        )
-        .unwrap();
-    engine
-        .update_time_to_live(TABLE, TimeToLiveSpecification::enabled("ExpirationTime"))
-        .unwrap();
-    engine
-}
 
 /// CPU time of the calling thread (Linux: `/proc/thread-self/schedstat`),
 /// so a run on a busy machine still shows what the engine itself spent.

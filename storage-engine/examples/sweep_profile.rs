@@ -13,32 +13,12 @@
 //! ```
 #![allow(clippy::unwrap_used, missing_docs)]
 
-use std::collections::HashMap;
+mod support;
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use ttlstream_engine::{
-    AttributeValue, Engine, EngineOptions, Item, ManualClock, ScalarAttributeType, StreamViewType,
-    TableDefinition, TimeToLiveSpecification,
-};
-
-const TABLE: &str = "SessionData";
-const START_MILLIS: i64 = 1_700_000_000_000;
-
-/// The same items as `engine_bench`.
-fn item(i: usize, expiry_secs: i64) -> Item {
-    HashMap::from([
-        (
-            "UserName".to_string(),
-            AttributeValue::S(format!("user{i:08}")),
-        ),
-        (
-            "ExpirationTime".to_string(),
-            AttributeValue::N(expiry_secs.to_string()),
-        ),
-        ("Data".to_string(), AttributeValue::S("x".repeat(100))),
-    ])
-    .into()
-}
+use support::{START_MILLIS, TABLE, item, open};
+use ttlstream_engine::{Item, ManualClock};
 
 /// Seconds on a core and waiting for one, of the calling thread; zeros off
 /// Linux.
@@ -72,16 +52,7 @@ fn main() {
     for _ in 0..runs {
         let dir = tempfile::tempdir().unwrap();
         let clock = Arc::new(ManualClock::new(START_MILLIS));
-        let options = EngineOptions {
-            clock: clock.clone(),
-            ..Default::default()
-        };
-        let engine = Engine::open(dir.path(), options).unwrap();
-        let table = TableDefinition::new(TABLE, "UserName", ScalarAttributeType::S)
-            .with_stream(StreamViewType::NewAndOldImages);
-        engine.create_table(table).unwrap();
-        let ttl = TimeToLiveSpecification::enabled("ExpirationTime");
-        engine.update_time_to_live(TABLE, ttl).unwrap();
+        let engine = open(dir.path(), clock.clone());
 
         let (start, t) = (sched(), Instant::now());
         for chunk in items.chunks(1000) {
