@@ -196,6 +196,60 @@ fn portable(bytes: &[u8], mut at_quote: impl FnMut(usize) -> bool) -> Seen {
     Seen::End
 }
 
+/// The quotes of `quotes` (a 64-byte block's bits) whose neighbours may
+/// stand at the anchors' places, given `members[k]`: the block's bytes that
+/// may stand `k + 1` bytes after a quote (`after`), else before it. Past the
+/// block's ends, any byte may stand. Shared by the SIMD bodies.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn neighboured(quotes: u64, members: [u64; DEPTH], after: bool) -> u64 {
+    // The byte `k + 1` after bit `i` is bit `i + k + 1`.
+    let [one, two, three] = members;
+    if after {
+        quotes
+            & (one >> 1 | !(u64::MAX >> 1))
+            & (two >> 2 | !(u64::MAX >> 2))
+            & (three >> 3 | !(u64::MAX >> 3))
+    } else {
+        quotes
+            & (one << 1 | !(u64::MAX << 1))
+            & (two << 2 | !(u64::MAX << 2))
+            & (three << 3 | !(u64::MAX << 3))
+    }
+}
+
+/// Offers the quotes of `candidates` (bits of the block at `start`) to
+/// `at_quote` in order; `Some(Seen::Stopped)` when it says stop. Shared by
+/// the SIMD bodies.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn offer(
+    start: usize,
+    mut candidates: u64,
+    at_quote: &mut impl FnMut(usize) -> bool,
+) -> Option<Seen> {
+    while candidates != 0 {
+        let quote = start + candidates.trailing_zeros() as usize;
+        if at_quote(quote) {
+            return Some(Seen::Stopped(quote));
+        }
+        candidates &= candidates - 1;
+    }
+    None
+}
+
+/// `bytes` padded with zeros to 64 when shorter (a zero is neither quote nor
+/// backslash; next to a real quote it counts as any byte), for the SIMD
+/// bodies, which read 64 bytes at a time.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn padded(bytes: &[u8]) -> Option<[u8; 64]> {
+    let rest = 64usize.checked_sub(bytes.len()).filter(|&rest| rest > 0)?;
+    let mut padded = [0u8; 64];
+    padded[..64 - rest].copy_from_slice(bytes);
+    Some(padded)
+}
+
 #[cfg(target_arch = "x86_64")]
 mod avx2;
 #[cfg(target_arch = "x86_64")]

@@ -7,7 +7,7 @@ use std::arch::x86_64::{
     _mm256_srli_epi16, _mm256_testz_si256,
 };
 
-use super::{Anchors, DEPTH, Place, Seen};
+use super::{Anchors, DEPTH, Place, Seen, neighboured, offer, padded};
 
 /// How many bytes of an event [`prefetch`] asks for.
 const PREFETCH: usize = 2048;
@@ -132,19 +132,8 @@ fn keep(
     places: [Simd; DEPTH],
     after: bool,
 ) -> u64 {
-    // The byte `k + 1` after bit `i` is bit `i + k + 1`.
-    let [one, two, three] = places.map(|place| members(halves, nibbles, place));
-    if after {
-        quotes
-            & (one >> 1 | !(u64::MAX >> 1))
-            & (two >> 2 | !(u64::MAX >> 2))
-            & (three >> 3 | !(u64::MAX >> 3))
-    } else {
-        quotes
-            & (one << 1 | !(u64::MAX << 1))
-            & (two << 2 | !(u64::MAX << 2))
-            & (three << 3 | !(u64::MAX << 3))
-    }
+    let members = places.map(|place| members(halves, nibbles, place));
+    neighboured(quotes, members, after)
 }
 
 #[target_feature(enable = "avx2")]
@@ -153,11 +142,7 @@ pub(super) fn each_quote(
     anchors: &Anchors,
     at_quote: impl FnMut(usize) -> bool,
 ) -> Seen {
-    if let Some(rest) = 64usize.checked_sub(bytes.len()).filter(|&rest| rest > 0) {
-        // Fewer than 64 bytes, padded with zeros (neither quote nor
-        // backslash; a zero next to a real quote counts as any byte).
-        let mut padded = [0u8; 64];
-        padded[..64 - rest].copy_from_slice(bytes);
+    if let Some(padded) = padded(bytes) {
         return blocks(&padded, anchors, at_quote);
     }
     blocks(bytes, anchors, at_quote)
@@ -223,12 +208,8 @@ fn blocks(bytes: &[u8], anchors: &Anchors, mut at_quote: impl FnMut(usize) -> bo
         if let Some(places) = &before {
             candidates |= keep(quotes, halves, nibbles, *places, false);
         }
-        while candidates != 0 {
-            let quote = start + candidates.trailing_zeros() as usize;
-            if at_quote(quote) {
-                return Seen::Stopped(quote);
-            }
-            candidates &= candidates - 1;
+        if let Some(stopped) = offer(start, candidates, &mut at_quote) {
+            return stopped;
         }
     }
     Seen::End
