@@ -6,7 +6,7 @@
 //! silence must be data an alarm can see. Source: DynamoDB Developer Guide,
 //! "DynamoDB Metrics and dimensions" (`TimeToLiveDeletedItemCount`).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 
@@ -34,10 +34,10 @@ pub struct Datapoint {
 #[derive(Clone, Debug)]
 pub struct TtlDeletionCounter {
     period_secs: i64,
-    tables: BTreeSet<String>,
-    /// Per table, per period start: TTL deletions counted. Keyed by table
-    /// first, so counting a record looks it up by `&str` (no `String` per
-    /// record).
+    /// Per table (every table given to [`TtlDeletionCounter::new`] and every
+    /// one seen since), per open period start: TTL deletions counted. Keyed
+    /// by table first, so counting a record looks it up by `&str` (no
+    /// `String` per record).
     counts: BTreeMap<String, BTreeMap<i64, u64>>,
     /// Start of the oldest period not yet closed.
     next_to_close: Option<i64>,
@@ -49,8 +49,7 @@ impl TtlDeletionCounter {
     pub fn new(period_secs: u64, tables: impl IntoIterator<Item = String>) -> Self {
         Self {
             period_secs: i64::try_from(period_secs.max(1)).unwrap_or(i64::MAX),
-            tables: tables.into_iter().collect(),
-            counts: BTreeMap::new(),
+            counts: tables.into_iter().map(|t| (t, BTreeMap::new())).collect(),
             next_to_close: None,
         }
     }
@@ -79,9 +78,6 @@ impl TtlDeletionCounter {
         if !record.is_ttl_deletion {
             return;
         }
-        if !self.tables.contains(&record.table_name) {
-            self.tables.insert(record.table_name.clone());
-        }
         let mut period = self.period_of(record.approximate_creation_millis);
         if let Some(oldest) = self.next_to_close {
             period = period.max(oldest);
@@ -101,18 +97,15 @@ impl TtlDeletionCounter {
             return Vec::new();
         };
         let mut closed = Vec::new();
+        let period_secs = self.period_secs();
         while (start + self.period_secs).saturating_mul(1000) <= watermark_millis {
-            for table in &self.tables {
-                let value = self
-                    .counts
-                    .get_mut(table)
-                    .and_then(|periods| periods.remove(&start))
-                    .unwrap_or(0);
+            for (table, periods) in &mut self.counts {
+                let value = periods.remove(&start).unwrap_or(0);
                 closed.push(Datapoint {
                     metric_name: TIME_TO_LIVE_DELETED_ITEM_COUNT,
                     table_name: table.clone(),
                     period_start_secs: start,
-                    period_secs: self.period_secs(),
+                    period_secs,
                     value: value as f64,
                 });
             }
