@@ -141,25 +141,13 @@ impl Routing {
         }
     }
 
-    /// The sinks (indices, ascending, each once) of every route whose filter
-    /// `record` matches; empty when it matches none. Counts `RecordsMatched`.
+    /// Whether some route's filter matches `record`, and the sinks
+    /// (indices, ascending, each once) of every route that does; none when
+    /// no route matches. The caller counts `RecordsMatched`, once per step
+    /// (sidecar) or invocation (Lambda).
     ///
     /// # Errors
     /// The filter engine's error when the record is not valid JSON.
-    pub fn sinks_of(&self, record: &Record) -> Result<Vec<usize>, ttlstream_filters::EventError> {
-        let (matched, sinks) = self.match_record(record)?;
-        if matched {
-            ::metrics::counter!(names::RECORDS_MATCHED).increment(1);
-        }
-        Ok(sinks)
-    }
-
-    /// As [`Routing::sinks_of`], without counting: returns whether a route
-    /// matched (the caller counts `RecordsMatched`, e.g. once per source
-    /// read) and the sinks.
-    ///
-    /// # Errors
-    /// As [`Routing::sinks_of`].
     pub(crate) fn match_record(
         &self,
         record: &Record,

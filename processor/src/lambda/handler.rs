@@ -122,20 +122,24 @@ impl LambdaHandler {
                 ::metrics::counter!(TIME_TO_LIVE_DELETED_ITEM_COUNT, names::TABLE_NAME => record.table_name.clone())
                     .increment(1);
             }
-            let sinks = match self.routing.sinks_of(&record) {
-                Ok(sinks) => sinks,
+            let sinks = match self.routing.match_record(&record) {
+                Ok((matched, sinks)) => {
+                    report.matched += usize::from(matched);
+                    sinks
+                }
                 Err(e) => {
                     tracing::error!(index, sequence_number = %record.sequence_number, error = %e, "record cannot be matched; it and the records after it are retried");
                     first_failed = Some((index, e.to_string()));
                     break;
                 }
             };
-            if !sinks.is_empty() {
-                report.matched += 1;
-            }
             // One invocation is one batch: the limits only close the
             // sidecar's batches, so "full" is ignored here.
             batcher.push(record, &sinks);
+        }
+        // Counted once per invocation, as the sidecar counts once per step.
+        if report.matched > 0 {
+            ::metrics::counter!(names::RECORDS_MATCHED).increment(report.matched as u64);
         }
         // Records before the first unusable one are delivered.
         if let Some(closed) = batcher.take()
