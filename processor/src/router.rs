@@ -8,11 +8,12 @@ use std::path::Path;
 use ttlstream_filters::{Dialect, Matcher, Pattern, parse_filter_file_with};
 
 use crate::error::ConfigError;
-use crate::record::Record;
+use crate::record::{LAMBDA_MEMBERS, Record};
 
 thread_local! {
-    /// [`Router::route`]'s `{` + record tail, reused from record to record.
-    static TAIL_OBJECT: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    /// [`Router::route`]'s object of a record's named members, reused from
+    /// record to record.
+    static NAMED_OBJECT: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
 /// A route after its filter file was loaded: which sinks (by index) it feeds.
@@ -34,9 +35,10 @@ pub struct Router {
     /// requires one of a set ([`Pattern::required_strings`]); `None` when a
     /// route takes any.
     event_names: Option<BTreeSet<String>>,
-    /// No pattern names `awsRegion` or `dynamodb`: a record with a
-    /// [`Record::match_tail`] is matched without them.
-    tail_matches: bool,
+    /// The members of [`LAMBDA_MEMBERS`] (indices, in that order) some
+    /// pattern names: a record with [`Record::members`] is matched as an
+    /// object of only these. `None` when the patterns name them all.
+    named_members: Option<Vec<usize>>,
 }
 
 /// Reads a filter file (bare pattern or Lambda `FilterCriteria`).
@@ -86,16 +88,20 @@ impl Router {
         } else {
             None
         };
-        let tail_matches = compiled.iter().all(|(_, p)| {
-            let named = p.top_level_fields();
-            !named.contains("awsRegion") && !named.contains("dynamodb")
-        });
+        let named: BTreeSet<&str> = compiled
+            .iter()
+            .flat_map(|(_, p)| p.top_level_fields())
+            .collect();
+        let named_members: Vec<usize> = (0..LAMBDA_MEMBERS.len())
+            .filter(|i| named.contains(LAMBDA_MEMBERS[*i]))
+            .collect();
+        let named_members = (named_members.len() < LAMBDA_MEMBERS.len()).then_some(named_members);
         Self {
             routes,
             matcher: Matcher::new(compiled),
             unfiltered,
             event_names,
-            tail_matches,
+            named_members,
         }
     }
 
@@ -113,9 +119,11 @@ impl Router {
     }
 
     /// Indexes of the routes `record` matches, in config order; none for a
-    /// record its source marked [`Record::unmatched`]. A record with a
-    /// [`Record::match_tail`] is matched without `awsRegion` and `dynamodb`
-    /// when no pattern names them (the filter then skips no large image).
+    /// record its source marked [`Record::unmatched`]. A record with
+    /// [`Record::members`] is matched as an object of only the members some
+    /// pattern names ([`Pattern::top_level_fields`]: the others cannot
+    /// change a match), so the filter reads neither the images nor the
+    /// members it would skim.
     ///
     /// # Errors
     /// The filter engine's error when the record is not valid JSON.
@@ -123,21 +131,22 @@ impl Router {
         if record.unmatched {
             return Ok(Vec::new());
         }
-        let tail = record
-            .match_tail
-            .filter(|_| self.tail_matches)
-            .and_then(|at| record.json.get(at..))
-            .and_then(|tail| tail.strip_prefix(b","));
-        let mut matched = match tail {
-            // The members after `dynamodb`, as an object of their own, in a
-            // buffer the thread keeps (no allocation per record).
-            Some(tail) => TAIL_OBJECT.with_borrow_mut(|object| {
+        let mut matched = match (&self.named_members, &record.members) {
+            // The named members, as an object of their own, in a buffer the
+            // thread keeps (no allocation per record).
+            (Some(named), Some(members)) => NAMED_OBJECT.with_borrow_mut(|object| {
                 object.clear();
                 object.push(b'{');
-                object.extend_from_slice(tail);
+                for member in named.iter().filter_map(|i| members.get(&record.json, *i)) {
+                    if object.len() > 1 {
+                        object.push(b',');
+                    }
+                    object.extend_from_slice(member);
+                }
+                object.push(b'}');
                 self.matcher.matches(object)
             })?,
-            None => self.matcher.matches(&record.json)?,
+            _ => self.matcher.matches(&record.json)?,
         };
         matched.extend(self.unfiltered.iter().copied());
         matched.sort_unstable();

@@ -11,11 +11,10 @@ use base64::Engine as _;
 use serde::Serializer as _;
 use ttlstream_engine::{ItemView, StoredRecord, StreamViewType, Text, ValueView};
 
-use super::RecordContext;
+use super::{LAMBDA_MEMBERS, Members, RecordContext};
 
-/// Appends the record's compact JSON (no newline) to `out`; returns the
-/// offset (from where it started writing) of the `,` before `"eventID"`,
-/// where the members after `dynamodb` start.
+/// Appends the record's compact JSON (no newline) to `out`; returns where
+/// its top-level members lie (offsets from where it started writing).
 ///
 /// # Errors
 /// `ApproximateCreationDateTime out of range` when the record's time is not a
@@ -26,12 +25,17 @@ pub(super) fn write_record(
     record: &StoredRecord,
     sequence_number: &str,
     context: &RecordContext,
-) -> Result<usize, String> {
+) -> Result<Members, String> {
     let start = out.len();
+    // Where each member's separator is (see `Members`); a record's JSON is
+    // far below 4 GiB (DynamoDB items are at most 400 KB).
+    let mut bounds = [0u32; LAMBDA_MEMBERS.len() + 1];
+    let at = |out: &[u8], offset: usize| (out.len() + offset - start) as u32;
     let millis = record.approximate_creation_date_time_millis();
     check_time(millis)?;
     out.extend_from_slice(br#"{"awsRegion":"#);
     string(out, context.region.as_bytes());
+    bounds[1] = at(out, 0);
     out.extend_from_slice(br#","dynamodb":{"ApproximateCreationDateTime":"#);
     integer(out, millis / 1000);
     out.extend_from_slice(br#","Keys":"#);
@@ -56,15 +60,23 @@ pub(super) fn write_record(
         StreamViewType::NewAndOldImages => b"NEW_AND_OLD_IMAGES",
     });
     out.extend_from_slice(br#""}"#);
-    let tail = out.len() - start;
+    bounds[2] = at(out, 0);
     out.extend_from_slice(br#","eventID":"#);
     string(out, record.event_id().as_bytes());
+    bounds[3] = at(out, 0);
     out.extend_from_slice(br#","eventName":"#);
     string(out, record.event_name().as_str().as_bytes());
+    // eventSource, eventVersion and the name of eventSourceARN in one piece.
+    const VERSION_AT: usize = r#","eventSource":"aws:dynamodb""#.len();
+    const ARN_AT: usize = VERSION_AT + r#","eventVersion":"1.1""#.len();
+    bounds[4] = at(out, 0);
+    bounds[5] = at(out, VERSION_AT);
+    bounds[6] = at(out, ARN_AT);
     out.extend_from_slice(
         br#","eventSource":"aws:dynamodb","eventVersion":"1.1","eventSourceARN":"#,
     );
     string(out, context.event_source_arn.as_bytes());
+    bounds[7] = at(out, 0);
     if let Some((r#type, principal_id)) = record.user_identity() {
         out.extend_from_slice(br#","userIdentity":{"type":"#);
         string(out, r#type.as_bytes());
@@ -72,8 +84,10 @@ pub(super) fn write_record(
         string(out, principal_id.as_bytes());
         out.push(b'}');
     }
+    // Absent `userIdentity`: bounds[7] == bounds[8].
+    bounds[8] = at(out, 0);
     out.push(b'}');
-    Ok(tail)
+    Ok(Members::new(bounds))
 }
 
 /// Whether the library type can hold `millis` as `ApproximateCreationDateTime`.

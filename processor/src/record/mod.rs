@@ -44,12 +44,57 @@ pub struct Record {
     /// ([`crate::sources::Source::route_event_names`]). Routing sends it to no
     /// sink; it still counts, and moves the checkpoint, as a read record.
     pub unmatched: bool,
-    /// Where the record's members after `dynamodb` start, when its source
-    /// wrote `json` in the Lambda shape's order: the offset of the `,` before
-    /// `"eventID"`. `{` and `json[match_tail + 1..]` is then the record
-    /// without `awsRegion` and `dynamodb`, which routing matches instead of
-    /// the whole record when no route's pattern names those two fields.
-    pub match_tail: Option<usize>,
+    /// Where each top-level member of `json` lies, when its source wrote
+    /// `json` in the Lambda shape's member order ([`Members`]): routing then
+    /// matches an object of only the members some pattern names, not the
+    /// whole record.
+    pub members: Option<Members>,
+}
+
+/// The top-level members of a DynamoDB stream record as Lambda receives it,
+/// in the order `aws_lambda_events`' `EventRecord` declares (and serde_json
+/// writes) them: the indices of [`Members`].
+pub const LAMBDA_MEMBERS: [&str; 8] = [
+    "awsRegion",
+    "dynamodb",
+    "eventID",
+    "eventName",
+    "eventSource",
+    "eventVersion",
+    "eventSourceARN",
+    "userIdentity",
+];
+
+/// Where each top-level member of a record's JSON lies, for JSON written with
+/// exactly the members of [`LAMBDA_MEMBERS`] (some may be absent), in that
+/// order: byte offsets into [`Record::json`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Members {
+    /// `bounds[i]`: the offset of the `{` or `,` before member `i`;
+    /// `bounds[8]`: that of the record's closing `}`. Member `i` is
+    /// `json[bounds[i] + 1..bounds[i + 1]]` (`"name":value`), absent when
+    /// `bounds[i + 1] == bounds[i]`.
+    bounds: [u32; LAMBDA_MEMBERS.len() + 1],
+}
+
+impl Members {
+    /// Members from their bounds, as [`Members`] describes them (offsets
+    /// from the start of the record's JSON).
+    pub(crate) fn new(bounds: [u32; LAMBDA_MEMBERS.len() + 1]) -> Self {
+        Self { bounds }
+    }
+
+    /// Member `i` of `json` (`"name":value`, no separator), `None` when the
+    /// record has none or the offsets do not fit `json`.
+    #[must_use]
+    pub fn get<'j>(&self, json: &'j [u8], i: usize) -> Option<&'j [u8]> {
+        let start = usize::try_from(*self.bounds.get(i)?).ok()?;
+        let end = usize::try_from(*self.bounds.get(i + 1)?).ok()?;
+        if end <= start {
+            return None;
+        }
+        json.get(start + 1..end)
+    }
 }
 
 /// Where records come from, for the fields of the Lambda shape that the engine
@@ -64,7 +109,7 @@ pub struct RecordContext {
 
 impl Record {
     /// A record with its Lambda-shaped JSON, to be matched whole (neither
-    /// [`Record::unmatched`] nor with a [`Record::match_tail`]): what every
+    /// [`Record::unmatched`] nor with [`Record::members`]): what every
     /// source but the engine's makes.
     #[must_use]
     pub fn new(
@@ -81,7 +126,7 @@ impl Record {
             is_ttl_deletion,
             json,
             unmatched: false,
-            match_tail: None,
+            members: None,
         }
     }
 
@@ -97,7 +142,7 @@ impl Record {
         let mut record = Self::unmatched_from_stored(stored)?;
         let capacity = 256 + 2 * usize::try_from(stored.size_bytes()).unwrap_or(0);
         record.json.reserve(capacity);
-        record.match_tail = Some(
+        record.members = Some(
             json::write_record(&mut record.json, stored, &record.sequence_number, context)
                 .map_err(|message| record.error(message))?,
         );
