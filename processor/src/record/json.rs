@@ -11,7 +11,22 @@ use base64::Engine as _;
 use serde::Serializer as _;
 use ttlstream_engine::{ItemView, StoredRecord, StreamViewType, Text, ValueView};
 
-use super::{LAMBDA_MEMBERS, Members, RecordContext};
+use ttlstream_engine::EventName;
+
+use super::{LAMBDA_MEMBERS, Members, RecordContext, TTL_IDENTITY_TYPE, TTL_PRINCIPAL_ID};
+
+/// The JSON a [`RecordContext`] gives every record: `{"awsRegion":` with
+/// `region`, and `,"eventSource":"aws:dynamodb","eventVersion":"1.1",
+/// "eventSourceARN":` with `event_source_arn` (as [`write_record`] writes
+/// them).
+pub(super) fn context_json(region: &str, event_source_arn: &str) -> (Vec<u8>, Vec<u8>) {
+    let mut head = br#"{"awsRegion":"#.to_vec();
+    string(&mut head, region.as_bytes());
+    let mut source =
+        br#","eventSource":"aws:dynamodb","eventVersion":"1.1","eventSourceARN":"#.to_vec();
+    string(&mut source, event_source_arn.as_bytes());
+    (head, source)
+}
 
 /// Appends the record's compact JSON (no newline) to `out`; returns where
 /// its top-level members lie (offsets from where it started writing).
@@ -33,8 +48,7 @@ pub(super) fn write_record(
     let at = |out: &[u8], offset: usize| (out.len() + offset - start) as u32;
     let millis = record.approximate_creation_date_time_millis();
     check_time(millis)?;
-    out.extend_from_slice(br#"{"awsRegion":"#);
-    string(out, context.region.as_bytes());
+    out.extend_from_slice(&context.head_json);
     bounds[1] = at(out, 0);
     out.extend_from_slice(br#","dynamodb":{"ApproximateCreationDateTime":"#);
     integer(out, millis / 1000);
@@ -64,25 +78,31 @@ pub(super) fn write_record(
     out.extend_from_slice(br#","eventID":"#);
     string(out, record.event_id().as_bytes());
     bounds[3] = at(out, 0);
-    out.extend_from_slice(br#","eventName":"#);
-    string(out, record.event_name().as_str().as_bytes());
-    // eventSource, eventVersion and the name of eventSourceARN in one piece.
+    out.extend_from_slice(match record.event_name() {
+        EventName::Insert => br#","eventName":"INSERT""#,
+        EventName::Modify => br#","eventName":"MODIFY""#,
+        EventName::Remove => br#","eventName":"REMOVE""#,
+    });
+    // eventSource, eventVersion and eventSourceARN in one piece.
     const VERSION_AT: usize = r#","eventSource":"aws:dynamodb""#.len();
     const ARN_AT: usize = VERSION_AT + r#","eventVersion":"1.1""#.len();
     bounds[4] = at(out, 0);
     bounds[5] = at(out, VERSION_AT);
     bounds[6] = at(out, ARN_AT);
-    out.extend_from_slice(
-        br#","eventSource":"aws:dynamodb","eventVersion":"1.1","eventSourceARN":"#,
-    );
-    string(out, context.event_source_arn.as_bytes());
+    out.extend_from_slice(&context.source_json);
     bounds[7] = at(out, 0);
-    if let Some((r#type, principal_id)) = record.user_identity() {
-        out.extend_from_slice(br#","userIdentity":{"type":"#);
-        string(out, r#type.as_bytes());
-        out.extend_from_slice(br#","principalId":"#);
-        string(out, principal_id.as_bytes());
-        out.push(b'}');
+    match record.user_identity() {
+        Some((TTL_IDENTITY_TYPE, TTL_PRINCIPAL_ID)) => out.extend_from_slice(
+            br#","userIdentity":{"type":"Service","principalId":"dynamodb.amazonaws.com"}"#,
+        ),
+        Some((r#type, principal_id)) => {
+            out.extend_from_slice(br#","userIdentity":{"type":"#);
+            string(out, r#type.as_bytes());
+            out.extend_from_slice(br#","principalId":"#);
+            string(out, principal_id.as_bytes());
+            out.push(b'}');
+        }
+        None => {}
     }
     // Absent `userIdentity`: bounds[7] == bounds[8].
     bounds[8] = at(out, 0);

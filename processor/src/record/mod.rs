@@ -98,13 +98,43 @@ impl Members {
 }
 
 /// Where records come from, for the fields of the Lambda shape that the engine
-/// does not know.
+/// does not know: `awsRegion` and `eventSourceARN` (the stream's ARN), with
+/// the JSON text they give every record, escaped once.
 #[derive(Clone, Debug)]
 pub struct RecordContext {
+    region: String,
+    event_source_arn: String,
+    /// `{"awsRegion":"..."`: how each record's JSON begins.
+    head_json: Vec<u8>,
+    /// `,"eventSource":"aws:dynamodb","eventVersion":"1.1","eventSourceARN":"..."`.
+    source_json: Vec<u8>,
+}
+
+impl RecordContext {
+    /// The context of records from the stream `event_source_arn` in `region`.
+    #[must_use]
+    pub fn new(region: impl Into<String>, event_source_arn: impl Into<String>) -> Self {
+        let (region, event_source_arn) = (region.into(), event_source_arn.into());
+        let (head_json, source_json) = json::context_json(&region, &event_source_arn);
+        Self {
+            region,
+            event_source_arn,
+            head_json,
+            source_json,
+        }
+    }
+
     /// `awsRegion`.
-    pub region: String,
+    #[must_use]
+    pub fn region(&self) -> &str {
+        &self.region
+    }
+
     /// `eventSourceARN`: the stream's ARN.
-    pub event_source_arn: String,
+    #[must_use]
+    pub fn event_source_arn(&self) -> &str {
+        &self.event_source_arn
+    }
 }
 
 impl Record {
@@ -140,8 +170,15 @@ impl Record {
         context: &RecordContext,
     ) -> Result<Self, SourceError> {
         let mut record = Self::unmatched_from_stored(stored)?;
-        let capacity = 256 + 2 * usize::try_from(stored.size_bytes()).unwrap_or(0);
-        record.json.reserve(capacity);
+        // The Lambda shape's own text (names, event ID, sequence number,
+        // identity: under 384 bytes) and the context's, then the keys and
+        // images at most twice their size in JSON for most items: written
+        // without growing the buffer (a regrowth copied the record once).
+        let capacity = 384
+            + context.head_json.len()
+            + context.source_json.len()
+            + 2 * usize::try_from(stored.size_bytes()).unwrap_or(0);
+        record.json.reserve_exact(capacity);
         record.members = Some(
             json::write_record(&mut record.json, stored, &record.sequence_number, context)
                 .map_err(|message| record.error(message))?,
@@ -162,7 +199,10 @@ impl Record {
             unmatched: true,
             ..Self::new(
                 stored.table_name().to_string(),
-                stored.sequence_number().to_string(),
+                // ASCII digits: from_utf8 never fails.
+                std::str::from_utf8(&stored.sequence_number().decimal_digits())
+                    .unwrap_or_default()
+                    .to_string(),
                 stored.approximate_creation_date_time_millis(),
                 stored.is_ttl_delete(),
                 Vec::new(),

@@ -33,13 +33,13 @@ fn lambda_event(change: ChangeRecord, context: &RecordContext) -> EventRecord {
         View::NewAndOldImages => StreamViewType::NewAndOldImages,
     });
     let mut event = EventRecord::default();
-    event.aws_region = context.region.clone();
+    event.aws_region = context.region().to_string();
     event.change = stream;
     event.event_id = change.event_id;
     event.event_name = change.event_name.as_str().to_string();
     event.event_source = Some("aws:dynamodb".to_string());
     event.event_version = Some("1.1".to_string());
-    event.event_source_arn = Some(context.event_source_arn.clone());
+    event.event_source_arn = Some(context.event_source_arn().to_string());
     event.user_identity = change.user_identity.map(|identity| {
         let mut lambda_identity = UserIdentity::default();
         lambda_identity.type_ = identity.r#type;
@@ -90,10 +90,10 @@ fn drop_absent_fields(json: &mut Vec<u8>, has_new_image: bool, has_old_image: bo
 }
 
 fn context() -> RecordContext {
-    RecordContext {
-        region: "local".into(),
-        event_source_arn: "arn:aws:dynamodb:local:000000000000:table/SessionData/stream/x".into(),
-    }
+    RecordContext::new(
+        "local",
+        "arn:aws:dynamodb:local:000000000000:table/SessionData/stream/x",
+    )
 }
 
 /// Attribute names and values that look like the record's own members.
@@ -147,10 +147,20 @@ fn with_engine_fields(mut change: ChangeRecord) -> ChangeRecord {
 }
 
 /// Every combination of images and identity: the same bytes as the library
-/// type, and the absent members really absent.
+/// type, and the absent members really absent; also with a region and ARN
+/// that need escaping (the context writes them once, for every record).
 #[test]
 fn json_equals_the_library_shape_without_absent_members() {
-    let context = context();
+    let escaped = RecordContext::new(
+        "re\"gi\\on\u{1}",
+        "arn:aws:dynamodb:x:0:table/T/stream/\"x\"\n",
+    );
+    for context in [context(), escaped] {
+        json_equals_the_library_shape_in(&context);
+    }
+}
+
+fn json_equals_the_library_shape_in(context: &RecordContext) {
     let cases = [
         change(EventName::Insert, View::NewAndOldImages, true, false, false),
         change(EventName::Modify, View::NewAndOldImages, true, true, false),
@@ -163,10 +173,10 @@ fn json_equals_the_library_shape_without_absent_members() {
         let case = with_engine_fields(case);
         let (has_new, has_old) = (case.new_image.is_some(), case.old_image.is_some());
         let ttl = case.is_ttl_delete();
-        let record = Record::from_change(&case, &context).expect("record");
+        let record = Record::from_change(&case, context).expect("record");
         assert_eq!(
             String::from_utf8_lossy(&record.json),
-            String::from_utf8_lossy(&old_json(&case, &context))
+            String::from_utf8_lossy(&old_json(&case, context))
         );
         let got: Value = serde_json::from_slice(&record.json).expect("json");
         assert_eq!(record.is_ttl_deletion, ttl);

@@ -240,10 +240,7 @@ impl ShardReader {
                 continue;
             }
             // eventSourceARN: the stream the shard belongs to.
-            let context = RecordContext {
-                region: self.region.clone(),
-                event_source_arn: arn.clone(),
-            };
+            let context = RecordContext::new(self.region.as_str(), arn.as_str());
             loop {
                 let want = max_records.saturating_sub(out.len());
                 if want == 0 {
