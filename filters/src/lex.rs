@@ -45,6 +45,25 @@ pub(crate) fn word_at(bytes: &[u8], at: usize) -> Option<u64> {
     Some(u64::from_le_bytes(word))
 }
 
+/// The closing quote of the string whose body starts at `from`, if the
+/// body holds no `\` and no control character (and the quote is there).
+#[inline]
+fn plain_string_end(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut at = from;
+    while let Some(word) = word_at(bytes, at) {
+        if let Some(special) = first_string_special(word) {
+            at += special;
+            return (bytes[at] == b'"').then_some(at);
+        }
+        at += 8;
+    }
+    let rest = bytes.get(at..)?;
+    let special = rest
+        .iter()
+        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
+    (rest[special] == b'"').then_some(at + special)
+}
+
 /// A position in event bytes.
 pub(crate) struct Lexer<'a> {
     pub(crate) bytes: &'a [u8],
@@ -143,6 +162,35 @@ impl<'a> Lexer<'a> {
                 }
                 Some(_) => self.pos += 1,
             }
+        }
+    }
+
+    /// Moves past the object members `"key":"value",` that start at the
+    /// position, written without blanks, each string free of `"`, `\` and
+    /// control characters, as long as they end by `end`; stops before the
+    /// first member that is not one of those (or ends past `end`). For
+    /// [`crate::scan`]'s lazy walk, when it knows that no key before `end`
+    /// is a name it looks for: it would read these members one by one (a key
+    /// lookup and a skim each) without finding a fault or keeping a value.
+    pub(crate) fn skip_plain_members(&mut self, end: usize) {
+        let bytes = self.bytes;
+        while self.pos < end {
+            if bytes.get(self.pos) != Some(&b'"') {
+                return;
+            }
+            let Some(key_end) = plain_string_end(bytes, self.pos + 1) else {
+                return;
+            };
+            if bytes.get(key_end + 1..key_end + 3) != Some(&b":\""[..]) {
+                return;
+            }
+            let Some(value_end) = plain_string_end(bytes, key_end + 3) else {
+                return;
+            };
+            if value_end + 2 > end || bytes.get(value_end + 1) != Some(&b',') {
+                return;
+            }
+            self.pos = value_end + 2;
         }
     }
 
@@ -397,6 +445,55 @@ mod tests {
             assert_eq!(first_string_special(word), special, "{text}");
             let digits = bytes.iter().take_while(|b| b.is_ascii_digit()).count();
             assert_eq!(digit_run(word), digits, "{text}");
+        }
+    }
+    /// Where `skip_plain_members` should stop, read literally: members
+    /// `"key":"value",` with no `"`, `\` or control character inside the
+    /// strings, each ending by `end`.
+    fn plain_members_end(bytes: &[u8], mut at: usize, end: usize) -> usize {
+        let plain = |b: &u8| *b != b'"' && *b != b'\\' && *b >= 0x20;
+        loop {
+            let string_end = |from: usize| {
+                let body = bytes.get(from..)?;
+                let len = body.iter().take_while(|b| plain(b)).count();
+                (body.get(len) == Some(&b'"')).then_some(from + len)
+            };
+            let member = (bytes.get(at) == Some(&b'"'))
+                .then(|| string_end(at + 1))
+                .flatten()
+                .filter(|&k| bytes.get(k + 1..k + 3) == Some(&b":\""[..]))
+                .and_then(|k| string_end(k + 3))
+                .filter(|&v| bytes.get(v + 1) == Some(&b','))
+                .map(|v| v + 2)
+                .filter(|&next| next <= end);
+            match member {
+                Some(next) if at < end => at = next,
+                _ => return at,
+            }
+        }
+    }
+
+    proptest::proptest! {
+        /// Plain members are passed up to `end` and no further, stopping
+        /// at the first member with a blank, an escape, a control
+        /// character, a non-string value or a missing `,`, across the
+        /// eight-byte words the strings are read in.
+        #[test]
+        fn plain_members_are_passed_as_read_literally(
+            pieces in proptest::collection::vec(proptest::sample::select(vec![
+                "\"abcdefghij\":\"v\",", "\"k\":\"\",", "\"\":\"0123456789abcdefg\",",
+                "\"", ":", ",", "a", "abcdefgh", " ", "\\", "\n", "\u{1}", "{", "1", "é",
+            ]), 0..24),
+            start in 0usize..8,
+            end in 0usize..300,
+        ) {
+            let text = pieces.concat();
+            let bytes = text.as_bytes();
+            let start = start.min(bytes.len());
+            let mut lexer = Lexer::new(bytes);
+            lexer.pos = start;
+            lexer.skip_plain_members(end);
+            proptest::prop_assert_eq!(lexer.pos, plain_members_end(bytes, start, end), "{}", text);
         }
     }
 }

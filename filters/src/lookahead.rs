@@ -110,6 +110,16 @@ impl Default for Lookahead {
 }
 
 impl Lookahead {
+    /// The opening quote of the next quoted name at or after `pos`, when the
+    /// last search found it from at or before `pos`: between `pos` and it
+    /// lie no `\` and no quoted name of any field (whether wanted or not).
+    pub(crate) fn name_at(&self, pos: usize) -> Option<usize> {
+        match self.next.hit {
+            Some((at, Next::Name(_))) if self.next.holds(pos) => Some(at),
+            _ => None,
+        }
+    }
+
     /// Whether, at or after `pos`, `bytes` hold a `\` or a quoted name for
     /// which `wanted` holds.
     pub(crate) fn ahead(

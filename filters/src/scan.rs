@@ -369,6 +369,13 @@ impl<'a> Walk<'_, 'a> {
                 self.stopped = true;
                 return Ok(());
             }
+            // No key before the next quoted name is one the walk looks for:
+            // plain `"key":"value",` members up to it are passed in one go.
+            if self.check == Check::Lazy
+                && let Some(name) = self.ahead.name_at(self.lex.pos)
+            {
+                self.lex.skip_plain_members(name);
+            }
             self.lex.skip_ws();
             if self.lex.peek() != Some(b'"') {
                 return Err(self.lex.error("an object", "key must be a string"));
@@ -762,6 +769,51 @@ mod tests {
                 proptest::prop_assert_eq!(&lazy, &strict, "{}", event);
                 proptest::prop_assert_eq!(&lazy, &matcher.matches_value(&value), "{}", event);
             }
+        }
+    }
+
+    proptest::proptest! {
+        /// Plain members passed in one go ([`Lexer::skip_plain_members`],
+        /// lazy mode) leave every result as the strict walk's: generated
+        /// objects mix plain members with blanks, escapes (also in keys the
+        /// patterns name), numbers, literals, nested objects, and keys and
+        /// values equal to the names and strings the patterns look for.
+        #[test]
+        fn plain_members_passed_at_once_agree_with_strict_reading(
+            members in proptest::collection::vec((0usize..14, 0usize..10), 0..12),
+            nested in proptest::collection::vec((0usize..14, 0usize..10), 0..6),
+            blank in 0usize..4,
+        ) {
+            const KEYS: [&str; 14] = [
+                "a", "b", "c", "MAPBLKLOT", "STREET", "STREETS", "x\\u0061", "b\\\"",
+                "", "ST", "abcdefghijklmnop", "d", "a ", "\\u0062",
+            ];
+            const VALUES: [&str; 10] = [
+                "\"x\"", "\"STREET\"", "\"b\"", "\"\"", "1.5", "null", "{\"b\":\"x\"}",
+                "\"a\\\"b\"", "\"0123456789abcdef\"", "[\"x\",{\"b\":\"x\"}]",
+            ];
+            let sep = [",", ",", ", ", ",\n"][blank];
+            let object = |members: &[(usize, usize)], inner: &str| {
+                let mut parts: Vec<String> = members
+                    .iter()
+                    .map(|&(k, v)| format!("\"{}\":{}", KEYS[k], VALUES[v]))
+                    .collect();
+                parts.insert(parts.len() / 2, format!("\"a\":{inner}"));
+                format!("{{{}}}", parts.join(sep))
+            };
+            let event = object(&members, &object(&nested, "\"x\""));
+            let patterns = [
+                r#"{"a": {"b": ["x"]}}"#,
+                r#"{"STREET": ["x", "STREET"]}"#,
+                r#"{"a": {"STREET": ["STREET"], "c": ["x"]}}"#,
+            ];
+            let matcher = crate::Matcher::new(
+                patterns.iter().enumerate().map(|(i, p)| (i, Pattern::parse(p).unwrap())),
+            );
+            let lazy = matcher.matches(event.as_bytes());
+            let strict = matcher.matches_strict(event.as_bytes());
+            proptest::prop_assert!(strict.is_ok(), "{}: {:?}", event, strict);
+            proptest::prop_assert_eq!(lazy.ok(), strict.ok(), "{}", event);
         }
     }
 
