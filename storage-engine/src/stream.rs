@@ -250,27 +250,30 @@ pub(crate) fn build_record(input: RecordInput<'_>) -> ChangeRecord {
 
 /// 32 hex characters from two FNV-1a 64-bit hashes of table and sequence number.
 pub(crate) fn event_id(table: &str, seq: SequenceNumber) -> String {
-    fn fnv1a(basis: u64, parts: &[&[u8]]) -> u64 {
-        let mut h = basis;
-        for part in parts {
-            for &b in *part {
-                h ^= u64::from(b);
-                h = h.wrapping_mul(0x0000_0100_0000_01b3);
-            }
-        }
-        h
-    }
-    let seq_bytes = seq.0.to_be_bytes();
-    let parts: [&[u8]; 3] = [table.as_bytes(), &[0], &seq_bytes];
-    let a = fnv1a(0xcbf2_9ce4_8422_2325, &parts);
-    let b = fnv1a(0x6c62_272e_07bb_0142, &parts);
-    // `format!("{a:016x}{b:016x}")`, one nibble at a time (the formatting
-    // machinery cost more than the hashing).
-    let mut id = String::with_capacity(32);
-    for half in [a, b] {
-        for shift in (0..16).rev() {
-            let nibble = u32::try_from((half >> (4 * shift)) & 0xF).unwrap_or(0);
-            id.push(char::from_digit(nibble, 16).unwrap_or('0'));
+    // Lowercase hex digits: ASCII, from_utf8 never fails.
+    String::from_utf8(event_id_hex(table, seq).to_vec()).unwrap_or_default()
+}
+
+/// [`event_id`] as its 32 ASCII bytes, without a `String`: both hashes in one
+/// pass over the bytes, and the hex from a table (`format!("{a:016x}{b:016x}")`
+/// and `char::from_digit` per nibble cost more than the hashing).
+pub(crate) fn event_id_hex(table: &str, seq: SequenceNumber) -> [u8; 32] {
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let (mut a, mut b) = (0xcbf2_9ce4_8422_2325_u64, 0x6c62_272e_07bb_0142_u64);
+    let mut step = |byte: u8| {
+        a = (a ^ u64::from(byte)).wrapping_mul(PRIME);
+        b = (b ^ u64::from(byte)).wrapping_mul(PRIME);
+    };
+    // The table's name, a 0 byte, then the sequence number big-endian.
+    table.as_bytes().iter().for_each(|&byte| step(byte));
+    step(0);
+    seq.0.to_be_bytes().into_iter().for_each(step);
+    let mut id = [0u8; 32];
+    for (half, out) in [a, b].into_iter().zip(id.chunks_exact_mut(16)) {
+        for (i, digit) in out.iter_mut().enumerate() {
+            // The nibble is below 16: the index is in bounds.
+            *digit = HEX[((half >> (4 * (15 - i))) & 0xF) as usize];
         }
     }
     id
@@ -307,7 +310,8 @@ mod tests {
                 (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
             });
             let expected = format!("{:016x}{:016x}", hash(0xcbf2_9ce4_8422_2325), hash(0x6c62_272e_07bb_0142));
-            proptest::prop_assert_eq!(id, expected);
+            proptest::prop_assert_eq!(&id, &expected);
+            proptest::prop_assert_eq!(&event_id_hex(&table, SequenceNumber(n)), expected.as_bytes());
         }
     }
 

@@ -76,7 +76,10 @@ pub(super) fn write_record(
     out.extend_from_slice(br#""}"#);
     bounds[2] = at(out, 0);
     out.extend_from_slice(br#","eventID":"#);
-    string(out, record.event_id().as_bytes());
+    // Lowercase hex digits: nothing to escape.
+    out.push(b'"');
+    out.extend_from_slice(&record.event_id_hex());
+    out.push(b'"');
     bounds[3] = at(out, 0);
     out.extend_from_slice(match record.event_name() {
         EventName::Insert => br#","eventName":"INSERT""#,

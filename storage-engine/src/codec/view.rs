@@ -13,7 +13,9 @@ use super::{
     Reader, S, SS, TTL_IDENTITY, decode_record, put_map,
 };
 use crate::item::number_size;
-use crate::stream::{ChangeRecord, EventName, SequenceNumber, UserIdentity, event_id};
+use crate::stream::{
+    ChangeRecord, EventName, SequenceNumber, UserIdentity, event_id, event_id_hex,
+};
 use crate::table::StreamViewType;
 
 /// One change record as the stream keeps it, checked, read without decoding
@@ -224,6 +226,12 @@ impl StoredRecord {
     /// `eventID`: 32 lowercase hex characters, as [`ChangeRecord::event_id`].
     pub fn event_id(&self) -> String {
         event_id(self.table_name(), self.sequence_number)
+    }
+
+    /// [`StoredRecord::event_id`] as its 32 ASCII bytes (lowercase hex
+    /// digits), without allocating: for writers that copy it into a buffer.
+    pub fn event_id_hex(&self) -> [u8; 32] {
+        event_id_hex(self.table_name(), self.sequence_number)
     }
 
     /// INSERT, MODIFY or REMOVE.
