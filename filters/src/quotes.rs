@@ -360,6 +360,43 @@ mod tests {
             prop_assert_eq!(all, quotes);
         }
 
+        /// As below, over long runs without a quote (a polygon's
+        /// coordinates, which the AVX-512 body passes two blocks at a
+        /// time) with a few quotes and maybe a `\` anywhere in them.
+        #[test]
+        #[cfg(target_arch = "x86_64")]
+        fn the_simd_bodies_agree_across_long_runs_without_quotes(
+            len in 0usize..700,
+            quotes in prop::collection::vec(0usize..700, 0..4),
+            backslash in prop::option::weighted(0.3, 0usize..700),
+        ) {
+            if !(std::arch::is_x86_feature_detected!("avx512bw")
+                && std::arch::is_x86_feature_detected!("avx2"))
+            {
+                return Ok(());
+            }
+            let mut bytes: Vec<u8> = b"[-122.4,37.7],".iter().copied().cycle().take(len).collect();
+            for at in quotes.into_iter().filter(|&at| at + 3 < len) {
+                bytes[at..at + 3].copy_from_slice(b"\"ab");
+            }
+            if let Some(at) = backslash.filter(|&at| at < len) {
+                bytes[at] = b'\\';
+            }
+            let anchors = Anchors::new([&b"ab"[..], b"x"], [&b"ab"[..]]);
+            let (mut wide, mut narrow) = (Vec::new(), Vec::new());
+            // SAFETY: both features were detected just above.
+            #[allow(unsafe_code)]
+            let ends = unsafe {
+                (
+                    avx512::each_quote(&bytes, &anchors, |q| { wide.push(q); false }),
+                    avx2::each_quote(&bytes, &anchors, |q| { narrow.push(q); false }),
+                )
+            };
+            prop_assert_eq!(wide, narrow);
+            prop_assert_eq!(ends.0, ends.1);
+            prop_assert_eq!(ends.0, portable(&bytes, |_| false));
+        }
+
         /// The AVX-512 and AVX2 bodies offer the same quotes and end the
         /// same way (as the portable one: at a `\`, or the end), where the
         /// CPU has both.

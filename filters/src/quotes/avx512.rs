@@ -1,7 +1,8 @@
 //! [`super::each_quote`] with AVX-512 (`avx512bw`): 64 bytes in one
 //! register, compares straight into 64-bit masks. Half the instructions of
 //! the AVX2 body per block: a block with no quote and no `\` costs a load,
-//! two compares and a branch; at a quote, a place with a few bytes costs two
+//! two compares and a branch (after one such, the next whole blocks go two
+//! at a time); at a quote, a place with a few bytes costs two
 //! shuffles and one test (the AVX2 body needs four shuffles and six more
 //! instructions to make a mask).
 
@@ -132,6 +133,29 @@ fn blocks(bytes: &[u8], anchors: &Anchors, mut at_quote: impl FnMut(usize) -> bo
             }
             if let Some(stopped) = offer(start, candidates, &mut at_quote) {
                 return stopped;
+            }
+        } else {
+            // Most of a polygon's coordinates: the next whole blocks (none
+            // past `last`, so none overlaps one seen) two at a time while
+            // they hold neither a quote nor a `\`.
+            while start + 128 <= last {
+                // SAFETY: `start + 128 <= last`, so the 128 bytes from
+                // `start + 64` are within `bytes`; the loads are unaligned.
+                #[allow(unsafe_code)]
+                let (one, two) = unsafe {
+                    (
+                        _mm512_loadu_si512(bytes.as_ptr().add(start + 64).cast()),
+                        _mm512_loadu_si512(bytes.as_ptr().add(start + 128).cast()),
+                    )
+                };
+                let any = _mm512_cmpeq_epi8_mask(one, quote)
+                    | _mm512_cmpeq_epi8_mask(one, backslash)
+                    | _mm512_cmpeq_epi8_mask(two, quote)
+                    | _mm512_cmpeq_epi8_mask(two, backslash);
+                if any != 0 {
+                    break;
+                }
+                start += 128;
             }
         }
         if start == last {
