@@ -91,6 +91,251 @@ impl Classifier {
         #[cfg(not(target_arch = "x86_64"))]
         compact_array_with(portable, bytes, start, room, kept)
     }
+
+    /// One pass over the array of numbers whose `[` is at `start`, for
+    /// [`crate::scan`]'s walk when no number in it can matter but those
+    /// `gate` lets through: `false` (nothing found) unless, up to its
+    /// closing bracket, the array is well-formed compact JSON of brackets,
+    /// commas and plain numbers (`-?(0|[1-9][0-9]*)(\.[0-9]+)?`), with fewer
+    /// than `room` arrays open at once, at most [`GATED_BLOCKS`] blocks, no
+    /// 64-byte block without a delimiter and at most [`GATED_STARTS`]
+    /// numbers through the gate. Then `gated` holds those numbers' first
+    /// bytes, the delimiters, and the closing bracket's position.
+    ///
+    /// Every check is a mask over the block ([`Block`] plus `0`s), so a
+    /// well-formed array costs no work per delimiter or number.
+    #[inline]
+    pub(crate) fn gated_numbers(
+        self,
+        bytes: &[u8],
+        start: usize,
+        room: usize,
+        gate: &Gate,
+        gated: &mut Gated,
+    ) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            // SAFETY: as in `Classifier::block`: AVX2 was found on this CPU.
+            #[allow(unsafe_code)]
+            unsafe {
+                x86::gated_numbers(bytes, start, room, gate, gated)
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        gated_numbers_with(portable_gated, bytes, start, room, gate, gated)
+    }
+}
+
+/// The integer parts as written (sign and digits, at most 8 bytes each)
+/// that a number must begin with to lie near some range at a path
+/// ([`crate::compile::TrieNode::gate`]): a number whose integer part is none
+/// of them is far from every range.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Gate {
+    pub(crate) texts: Vec<GateText>,
+}
+
+/// One integer part of a [`Gate`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct GateText {
+    /// Its bytes, then zeros.
+    pub(crate) bytes: [u8; 8],
+    /// How many bytes it has (1 to 8).
+    pub(crate) len: usize,
+    /// Its bytes as a little-endian word, and the mask of its bytes.
+    pub(crate) word: u64,
+    pub(crate) mask: u64,
+    /// Its digits' value, and whether it has a `-`.
+    pub(crate) magnitude: u64,
+    pub(crate) negative: bool,
+}
+
+impl GateText {
+    /// `word`'s bytes up to its first zero byte (1 to 8 of them), and
+    /// their digits' value.
+    pub(crate) fn new(word: u64, magnitude: u64) -> Self {
+        let bytes = word.to_le_bytes();
+        let len = bytes.iter().position(|&b| b == 0).unwrap_or(8).max(1);
+        Self {
+            bytes,
+            len,
+            word,
+            mask: u64::MAX >> (64 - 8 * len),
+            magnitude,
+            negative: bytes[0] == b'-',
+        }
+    }
+}
+
+/// Blocks of 64 bytes [`Classifier::gated_numbers`] takes (a longer array is
+/// left to the delimiter walk).
+pub(crate) const GATED_BLOCKS: usize = 16;
+
+/// Numbers through the gate [`Classifier::gated_numbers`] keeps.
+pub(crate) const GATED_STARTS: usize = 64;
+
+/// What [`Classifier::gated_numbers`] found.
+#[derive(Debug, Clone)]
+pub(crate) struct Gated {
+    /// The first byte of each number through the gate, in order.
+    pub(crate) starts: [u32; GATED_STARTS],
+    pub(crate) count: usize,
+    /// Whether the array holds any number.
+    pub(crate) any: bool,
+    /// Where its closing bracket is.
+    pub(crate) end: usize,
+    /// Per block (64 bytes from the `[`): `[`, `]` and `,`.
+    pub(crate) delimiters: [u64; GATED_BLOCKS + 1],
+}
+
+impl Default for Gated {
+    fn default() -> Self {
+        Self {
+            starts: [0; GATED_STARTS],
+            count: 0,
+            any: false,
+            end: 0,
+            delimiters: [0; GATED_BLOCKS + 1],
+        }
+    }
+}
+
+/// The 72 bytes at `at` (a block and the 8 after it, for the gate's
+/// shifted compares), or what is left of them followed by zeros in `padded`.
+#[inline(always)]
+fn chunk72<'b>(bytes: &'b [u8], at: usize, padded: &'b mut [u8; 72]) -> &'b [u8; 72] {
+    match bytes.get(at..).and_then(|rest| rest.first_chunk::<72>()) {
+        Some(chunk) => chunk,
+        None => {
+            let rest = bytes.get(at..).unwrap_or_default();
+            let n = rest.len().min(72);
+            padded[..n].copy_from_slice(&rest[..n]);
+            padded
+        }
+    }
+}
+
+/// [`Classifier::gated_numbers`] with `classify` for a block: its
+/// [`Block`], its `0`s, and its bytes that begin one of the gate's texts
+/// followed by a byte that is not a digit.
+#[inline(always)]
+fn gated_numbers_with(
+    classify: impl Fn(&[u8; 72], &Gate) -> (Block, u64, u64),
+    bytes: &[u8],
+    start: usize,
+    room: usize,
+    gate: &Gate,
+    gated: &mut Gated,
+) -> bool {
+    let mut at = start;
+    let mut level: usize = 0;
+    gated.count = 0;
+    gated.any = false;
+    // The classes of the byte before the block, as bit 0 of each mask.
+    let (mut open_b, mut comma_b, mut close_b, mut digit_b) = (0u64, 0u64, 0u64, 0u64);
+    let (mut minus_b, mut dot_b, mut zero_b) = (0u64, 0u64, 0u64);
+    // Whether a run of digits after a `.` goes on past the block before.
+    let mut fraction_b = 0u64;
+    for index in 0..GATED_BLOCKS {
+        let mut padded = [0u8; 72];
+        let (block, zero, through) = classify(chunk72(bytes, at, &mut padded), gate);
+        if level + block.open.count_ones() as usize >= room || block.delimiters == 0 {
+            return false;
+        }
+        let end = crate::skim::closing_bit(block.open, block.close, &mut level);
+        let before_end = end.map_or(u64::MAX, |i| (1u64 << i) - 1);
+        let comma = block.delimiters & !(block.open | block.close);
+        let digit = !(block.delimiters | block.minus | block.dot | block.other);
+        let after = |mask: u64, before: u64| mask << 1 | before;
+        let (p_open, p_comma, p_close) = (
+            after(block.open, open_b),
+            after(comma, comma_b),
+            after(block.close, close_b),
+        );
+        let (p_digit, p_minus, p_dot) = (
+            after(digit, digit_b),
+            after(block.minus, minus_b),
+            after(block.dot, dot_b),
+        );
+        // A `0` that begins an integer part.
+        let leading_zero = zero & (p_open | p_comma | p_minus);
+        // The first byte after each run of digits that follows a `.`: a
+        // second `.` there is a second `.` in one number.
+        let fraction = digit & p_dot;
+        let (sum, carry_a) = digit.overflowing_add(fraction);
+        let (sum, carry_b) = sum.overflowing_add(fraction_b);
+        let past_fraction = sum & !digit;
+        let faults = block.other
+            | p_open & (comma | block.dot)
+            | p_comma & (comma | block.close | block.dot)
+            | p_close & !(comma | block.close)
+            | p_digit & (block.open | block.minus)
+            | (p_minus | p_dot) & !digit
+            | after(leading_zero, zero_b) & digit
+            | past_fraction & block.dot;
+        // Up to the closing bracket, itself included.
+        if faults & (before_end << 1 | 1) != 0 {
+            return false;
+        }
+        let starts = !(block.delimiters | block.other)
+            & after(block.delimiters, open_b | comma_b | close_b)
+            & before_end;
+        gated.any |= starts != 0;
+        gated.delimiters[index] = block.delimiters;
+        let mut through = through & starts;
+        while through != 0 {
+            let Some(slot) = gated.starts.get_mut(gated.count) else {
+                return false;
+            };
+            // Arrays of at most 16 blocks: positions fit in `u32` when the
+            // event does.
+            *slot = u32::try_from(at + through.trailing_zeros() as usize).unwrap_or(u32::MAX);
+            gated.count += 1;
+            through &= through - 1;
+        }
+        if let Some(end) = end {
+            gated.end = at + end as usize;
+            gated.delimiters[index + 1] = 0;
+            return true;
+        }
+        open_b = block.open >> 63;
+        comma_b = comma >> 63;
+        close_b = block.close >> 63;
+        digit_b = digit >> 63;
+        minus_b = block.minus >> 63;
+        dot_b = block.dot >> 63;
+        zero_b = leading_zero >> 63;
+        fraction_b = u64::from(carry_a | carry_b);
+        at += 64;
+    }
+    false
+}
+
+/// The gate's texts found at each byte of `chunk`'s first 64, byte by byte.
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+fn portable_gate(chunk: &[u8; 72], gate: &Gate) -> u64 {
+    let mut through = 0u64;
+    for i in 0..64 {
+        for text in &gate.texts {
+            let len = text.len.min(8);
+            if chunk[i..i + len] == text.bytes[..len] && !chunk[i + len].is_ascii_digit() {
+                through |= 1 << i;
+            }
+        }
+    }
+    through
+}
+
+/// [`gated_numbers_with`]'s classification byte by byte.
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+fn portable_gated(chunk: &[u8; 72], gate: &Gate) -> (Block, u64, u64) {
+    let mut block64 = [0u8; 64];
+    block64.copy_from_slice(&chunk[..64]);
+    let zero = block64
+        .iter()
+        .enumerate()
+        .fold(0u64, |m, (i, &b)| m | u64::from(b == b'0') << i);
+    (portable(&block64), zero, portable_gate(chunk, gate))
 }
 
 /// Blocks of 64 bytes that [`Classifier::compact_array`] keeps for the
@@ -214,8 +459,9 @@ fn portable(chunk: &[u8; 64]) -> Block {
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use std::arch::x86_64::{
-        __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_min_epu8, _mm256_movemask_epi8,
-        _mm256_or_si256, _mm256_set1_epi8, _mm256_sub_epi8,
+        __m256i, _mm256_and_si256, _mm256_andnot_si256, _mm256_cmpeq_epi8, _mm256_loadu_si256,
+        _mm256_min_epu8, _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8,
+        _mm256_setzero_si256, _mm256_sub_epi8,
     };
 
     use super::Block;
@@ -263,6 +509,82 @@ mod x86 {
         kept: &mut [super::Kept; super::KEPT_BLOCKS],
     ) -> bool {
         super::compact_array_with(|chunk| block(chunk), bytes, start, room, kept)
+    }
+
+    /// [`super::Classifier::gated_numbers`] with AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) fn gated_numbers(
+        bytes: &[u8],
+        start: usize,
+        room: usize,
+        gate: &super::Gate,
+        gated: &mut super::Gated,
+    ) -> bool {
+        super::gated_numbers_with(
+            |chunk, gate| classify_gated(chunk, gate),
+            bytes,
+            start,
+            room,
+            gate,
+            gated,
+        )
+    }
+
+    /// A block's classes, `0`s and gated bytes (see `gated_numbers_with`).
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn classify_gated(chunk: &[u8; 72], gate: &super::Gate) -> (Block, u64, u64) {
+        let Some(block64) = chunk.first_chunk::<64>() else {
+            return (Block::default(), 0, 0);
+        };
+        let zero = _mm256_set1_epi8(b'0'.cast_signed());
+        let zeros = mask(_mm256_cmpeq_epi8(load(chunk, 0), zero))
+            | mask(_mm256_cmpeq_epi8(load(chunk, 32), zero)) << 32;
+        let mut through = 0u64;
+        for text in &gate.texts {
+            // Vectors ANDed before one mask per half: LLVM turns `&` of
+            // masks into per-byte extractions.
+            let (mut low, mut high) = (_mm256_set1_epi8(-1), _mm256_set1_epi8(-1));
+            let len = text.len.min(8);
+            for (k, &b) in text.bytes[..len].iter().enumerate() {
+                let splat = _mm256_set1_epi8(b.cast_signed());
+                low = _mm256_and_si256(low, _mm256_cmpeq_epi8(load(chunk, k), splat));
+                high = _mm256_and_si256(high, _mm256_cmpeq_epi8(load(chunk, k + 32), splat));
+            }
+            low = _mm256_andnot_si256(digit(load(chunk, len)), low);
+            high = _mm256_andnot_si256(digit(load(chunk, len + 32)), high);
+            through |= mask(low) | mask(high) << 32;
+        }
+        // Opaque to LLVM, which otherwise fuses the mask arithmetic back
+        // into the compares' vectors, rebuilt byte by byte (`vpextrb`).
+        std::hint::black_box((block(block64), zeros, through))
+    }
+
+    /// The 32 bytes from `chunk[at]`; zeros unless `at` is at most 40.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn load(chunk: &[u8; 72], at: usize) -> __m256i {
+        match chunk.get(at..at + 32) {
+            // SAFETY: `bytes` is 32 readable bytes; the load is unaligned.
+            #[allow(unsafe_code)]
+            Some(bytes) => unsafe { _mm256_loadu_si256(bytes.as_ptr().cast()) },
+            None => _mm256_setzero_si256(),
+        }
+    }
+
+    /// Which bytes of `v` are ASCII digits (all bits set).
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn digit(v: __m256i) -> __m256i {
+        let offset = _mm256_sub_epi8(v, _mm256_set1_epi8(b'0'.cast_signed()));
+        _mm256_cmpeq_epi8(_mm256_min_epu8(offset, _mm256_set1_epi8(9)), offset)
+    }
+
+    /// One bit per byte of `v`: its top bit.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn mask(v: __m256i) -> u64 {
+        u64::from(_mm256_movemask_epi8(v).cast_unsigned())
     }
 
     #[target_feature(enable = "avx2")]

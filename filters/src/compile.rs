@@ -7,6 +7,7 @@
 
 use crate::children::Children;
 use crate::cidr::Cidr;
+use crate::classify::{Gate, GateText};
 use crate::event::Scalar;
 use crate::lookahead::Names;
 use crate::number;
@@ -50,6 +51,12 @@ pub(crate) struct TrieNode {
     /// The integer parts as written that a number in some range of
     /// `fixed_ranges` can have; see [`TrieNode::integer_part`].
     integer_texts: Option<Vec<IntegerText>>,
+    /// Set when some branch has two conditions at this path: then which
+    /// element of an array each value comes from matters here.
+    combined: bool,
+    /// `integer_texts` as a [`Gate`], unless `combined`; see
+    /// [`TrieNode::gate`].
+    gate: Option<Gate>,
 }
 
 /// An integer part as written (`-122`, `0`, `-0`: sign and digits, at most
@@ -108,6 +115,16 @@ impl TrieNode {
 const MASKED_TESTS: usize = 64;
 
 impl TrieNode {
+    /// The integer parts as written of every number some test here may
+    /// accept, when there are at most [`INTEGER_TEXTS`] and no branch has
+    /// two conditions at this path: then an array of numbers here adds
+    /// only its numbers through the gate as values (without which element
+    /// each came from) and its presence.
+    #[inline]
+    pub(crate) fn gate(&self) -> Option<&Gate> {
+        self.gate.as_ref()
+    }
+
     /// Whether the numbers the tests here accept are known as key ranges.
     #[inline]
     pub(crate) fn has_number_ranges(&self) -> bool {
@@ -325,6 +342,18 @@ impl PathTrie {
         }
     }
 
+    /// Note the paths `branch` has more than one condition at (before
+    /// [`PathTrie::finish`]).
+    pub(crate) fn note_branch(&mut self, branch: &[Condition]) {
+        for (i, condition) in branch.iter().enumerate() {
+            if branch[..i].iter().any(|c| c.path == condition.path)
+                && let Some(&node) = self.path_nodes.get(condition.path)
+            {
+                self.nodes[node].combined = true;
+            }
+        }
+    }
+
     /// Build the name searcher; call after the last pattern is compiled in.
     pub(crate) fn finish(&mut self) {
         for node in &mut self.nodes {
@@ -345,6 +374,16 @@ impl PathTrie {
                 .number_ranges
                 .as_ref()
                 .and_then(|_| integer_texts(&node.fixed_ranges));
+            node.gate = node
+                .integer_texts
+                .as_ref()
+                .filter(|_| !node.combined)
+                .map(|texts| Gate {
+                    texts: texts
+                        .iter()
+                        .map(|t| GateText::new(t.text, t.magnitude))
+                        .collect(),
+                });
         }
         self.names.finish();
     }

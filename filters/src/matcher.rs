@@ -60,6 +60,9 @@ impl<Id: Clone + PartialEq> Matcher<Id> {
             for condition in branches.iter().flatten() {
                 trie.add_tests(condition);
             }
+            for branch in branches {
+                trie.note_branch(branch);
+            }
         }
         trie.finish();
         for (_, branches) in &mut rules {

@@ -23,7 +23,7 @@
 
 use std::borrow::Cow;
 
-use crate::classify::{Classifier, KEPT_BLOCKS, Kept};
+use crate::classify::{Classifier, Gate, Gated, KEPT_BLOCKS, Kept};
 use crate::compile::{PathTrie, TrieNode};
 use crate::error::{EventError, strip_position};
 use crate::event::{Leaves, Num, Scalar, Trail};
@@ -162,9 +162,15 @@ impl<'a> Walk<'_, 'a> {
                     && let Some(classifier) = self.classifier
                     && here.children.is_empty()
                     && here.has_number_ranges()
-                    && self.numbers(node, depth + 1, classifier)?
                 {
-                    return Ok(());
+                    if let Some(gate) = here.gate()
+                        && self.gated(node, depth + 1, classifier, gate)?
+                    {
+                        return Ok(());
+                    }
+                    if self.numbers(node, depth + 1, classifier)? {
+                        return Ok(());
+                    }
                 }
                 self.array(node, depth + 1)
             }
@@ -234,6 +240,60 @@ impl<'a> Walk<'_, 'a> {
             self.record(node, number);
         }
         Ok(())
+    }
+
+    /// An array (the `[` next, nesting at `depth`) at trie `node`, a path
+    /// with no children whose tests take numbers by key ranges and that has
+    /// a [`Gate`]: `Ok(false)` (nothing read) unless
+    /// [`Classifier::gated_numbers`] finds it well-formed.
+    ///
+    /// Then only the numbers through the gate can lie in a range, and they
+    /// are read as [`Walk::numbers`] reads them; the others add only the
+    /// path's presence. No branch has two conditions at this path, so which
+    /// element of the array a value lies in cannot matter (values at other
+    /// paths lie outside the array): kept values carry the trail of the
+    /// array itself. Errors are never found here: a malformed array is left
+    /// to [`Walk::numbers`] and [`Walk::array`].
+    fn gated(
+        &mut self,
+        node: usize,
+        depth: usize,
+        classifier: Classifier,
+        gate: &Gate,
+    ) -> Result<bool, EventError> {
+        let bytes = self.lex.bytes;
+        let start = self.lex.pos;
+        let mut gated = Gated::default();
+        let room = MAX_NAMED_DEPTH.saturating_sub(depth);
+        if !classifier.gated_numbers(bytes, start, room, gate, &mut gated) {
+            return Ok(false);
+        }
+        let here = self.trie.node(node);
+        for &number in &gated.starts[..gated.count] {
+            let number = number as usize;
+            let (block, bit) = ((number - start) / 64, (number - start) % 64);
+            let after = gated.delimiters[block] & (u64::MAX << bit << 1);
+            let at = start + 64 * block + 64;
+            let end = if after == 0 {
+                at + gated.delimiters[block + 1].trailing_zeros() as usize
+            } else {
+                at - 64 + after.trailing_zeros() as usize
+            };
+            if !far_gated(bytes, number, end, gate, here) {
+                self.lex.pos = number;
+                self.number_at(node, false)?;
+                if self.lex.pos != end {
+                    return Err(self.lex.error_at(self.lex.pos, "expected `,` or `]`"));
+                }
+            }
+        }
+        if gated.any
+            && let Some(path) = here.path
+        {
+            self.leaves.mark(path);
+        }
+        self.lex.pos = gated.end + 1;
+        Ok(true)
     }
 
     /// An array (the `[` next, nesting at `depth`) at trie `node`, a path
@@ -450,6 +510,46 @@ impl<'a> Walk<'_, 'a> {
             }
         }
     }
+}
+
+/// Whether the number in `bytes[start..end]`, which
+/// [`Classifier::gated_numbers`] let through `gate` (so well-formed, and its
+/// integer part one of the gate's texts), lies outside every numeric range
+/// at `here`, known from that integer part and eight fraction digits as a
+/// fixed-point interval ([`TrieNode::rejects_fixed`]). `false` when unknown.
+#[inline]
+fn far_gated(bytes: &[u8], start: usize, end: usize, gate: &Gate, here: &TrieNode) -> bool {
+    use crate::number::FIXED_ONE;
+    let Some(word) = crate::lex::word_at(bytes, start) else {
+        return false;
+    };
+    let Some(text) = gate.texts.iter().find(|t| {
+        word & t.mask == t.word && !bytes.get(start + t.len).is_some_and(u8::is_ascii_digit)
+    }) else {
+        return false;
+    };
+    let point = start + text.len;
+    let (low, high) = if point < end {
+        // A `.` and at least one digit.
+        match crate::number::fixed_fraction(bytes, point + 1, end - point - 1) {
+            Some(fraction) => fraction,
+            None => return false,
+        }
+    } else {
+        (0, 0)
+    };
+    // At most 8 digits: below 1e16 units.
+    #[allow(clippy::cast_possible_wrap)]
+    let (low, high) = {
+        let whole = text.magnitude * FIXED_ONE.unsigned_abs();
+        ((whole + low) as i64, (whole + high) as i64)
+    };
+    let (low, high) = if text.negative {
+        (-high, -low)
+    } else {
+        (low, high)
+    };
+    here.rejects_fixed(low, high)
 }
 
 /// A well-formed plain number (`-?digits(.digits)?`) of at most 32 bytes.
@@ -718,6 +818,105 @@ mod tests {
                 let lazy = matcher.matches(event.as_bytes());
                 let strict = matcher.matches_strict(event.as_bytes());
                 assert!(lazy.is_err() && strict.is_err(), "{event}: {lazy:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_path_combined_with_itself_keeps_its_numbers_apart() {
+        // Two conditions at `c` in one branch: one number must satisfy both
+        // (two numbers are always two elements of an array), so the gated
+        // walk (which drops the elements) is not used there; a path met
+        // once per branch takes it.
+        let pattern = r#"{"c": [{"numeric": [">", 1, "<", 2]}],
+            "$or": [{"c": [{"numeric": [">", 1.9, "<", 3]}]}, {"x": ["y"]}]}"#;
+        let pattern = Pattern::parse_with(pattern, crate::Dialect::EventBridge).unwrap();
+        let combined = crate::Matcher::new([(0, pattern)]);
+        let single = r#"{"c": [{"numeric": [">", 1, "<", 2]}]}"#;
+        let single = Pattern::parse_with(single, crate::Dialect::EventBridge).unwrap();
+        let single = crate::Matcher::new([(0, single)]);
+        for (event, together, alone) in [
+            (r#"{"c":[[1.5,2.5]]}"#, false, true),
+            (r#"{"c":[[1.5],[2.5]]}"#, false, true),
+            (r#"{"c":[[5,5],[1.95,7]]}"#, true, true),
+            (r#"{"c":[[5,2.5],[5,5]]}"#, false, false),
+            (r#"{"c":[]}"#, false, false),
+        ] {
+            for (matcher, want) in [(&combined, together), (&single, alone)] {
+                let value: serde_json::Value = serde_json::from_str(event).unwrap();
+                let lazy = matcher.matches(event.as_bytes()).unwrap();
+                assert_eq!(lazy, matcher.matches_strict(event.as_bytes()).unwrap());
+                assert_eq!(lazy, matcher.matches_value(&value));
+                assert_eq!(!lazy.is_empty(), want, "{event}");
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+        /// The gated walk ([`Walk::gated`], lazy mode) against strict
+        /// reading and `serde_json`'s value: arrays of numbers near and far
+        /// from the ranges (integer parts through the gate or next to it),
+        /// nested, with faults (misplaced delimiters, signs and dots,
+        /// leading zeros, exponents, blanks) anywhere, so at every place
+        /// against the 64-byte blocks. A malformed array gives the error the
+        /// delimiter walk ([`Walk::numbers`]) gives: it is read by that walk
+        /// in a matcher whose branch has `c` twice (no gate there).
+        #[test]
+        fn gated_arrays_agree_with_strict_reading(
+            pieces in proptest::collection::vec(0usize..40, 0..80),
+            lead in 0usize..70,
+            tests in 0usize..3,
+        ) {
+            let numeric = [
+                r#"[{"numeric": [">=", -122.5, "<", -122.496]}, {"numeric": [">", 37.7, "<=", 37.7004]}]"#,
+                r#"[{"numeric": [">", 0, "<", 0.5]}, {"numeric": ["=", 12]}]"#,
+                r#"[{"numeric": [">=", -1.25, "<", 3]}]"#,
+            ][tests];
+            let pattern = format!(r#"{{"c": {numeric}}}"#);
+            let pattern = Pattern::parse_with(&pattern, crate::Dialect::EventBridge).unwrap();
+            let matcher = crate::Matcher::new([(0, pattern)]);
+            let ungated = format!(r#"{{"c": {numeric}, "$or": [{{"c": {numeric}}}, {{"zz": ["y"]}}]}}"#);
+            let ungated = Pattern::parse_with(&ungated, crate::Dialect::EventBridge).unwrap();
+            let ungated = crate::Matcher::new([(0, ungated)]);
+            let words = [
+                "[", "]", ",", "-", ".", "0", "1", "12", "-122.4985", "-122.49", "-122", "-1220.5",
+                "37.7002", "37.70041", "0.25", "-0.5", "-0", "00", "01", "1e5", " ", "\"x\"",
+                "[-122.4985,37.7002,0.0],", "[-122.4975,37.8,0.0],", "[12,0.25,-1.5],", "-122.49712345678901,",
+                "1.2.3", "-.5", ".5", "5.", "[1,[2,[3]]],", "2.999999,", "-1.25,", "3,", "12.0000001,",
+                "123456789012345678901234567890123456789,", "-122.500000000000000000000000000001,",
+                "[],", "[[]],", "0.0,",
+            ];
+            // A leading number of `lead` digits moves the rest across the
+            // 64-byte blocks one byte at a time.
+            let mut array = String::from("[");
+            if lead > 0 {
+                array.push_str(&"7".repeat(lead));
+                array.push(',');
+            }
+            for piece in pieces {
+                array.push_str(words[piece]);
+            }
+            let trimmed = array.trim_end_matches(',').to_owned() + "]";
+            for array in [trimmed, array] {
+                let event = format!(r#"{{"c":{array},"d":1}}"#);
+                let lazy = matcher.matches(event.as_bytes());
+                let walked = ungated.matches(event.as_bytes());
+                match (lazy, walked) {
+                    (Ok(lazy), Ok(_)) => {
+                        // Lazy reading stops after `c`: what follows may be
+                        // malformed (`[0],,`) for strict reading and serde.
+                        if let Ok(strict) = matcher.matches_strict(event.as_bytes()) {
+                            let value: serde_json::Value = serde_json::from_str(&event).unwrap();
+                            proptest::prop_assert_eq!(&lazy, &strict, "{}", event);
+                            proptest::prop_assert_eq!(&lazy, &matcher.matches_value(&value), "{}", event);
+                        }
+                    }
+                    (Err(lazy), Err(walked)) => {
+                        proptest::prop_assert_eq!(lazy.to_string(), walked.to_string(), "{}", event);
+                    }
+                    (lazy, walked) => proptest::prop_assert!(false, "{}: {:?} {:?}", event, lazy, walked),
+                }
             }
         }
     }
