@@ -231,7 +231,23 @@ impl<'a> Reader<'a> {
         Ok(head)
     }
 
+    /// A varint length or count. One byte (below 128) is nearly every
+    /// length a record holds: that case is inlined into the readers, the
+    /// longer forms are read by [`Reader::long_len`], with the same errors.
+    #[inline]
     fn len(&mut self) -> Result<usize, String> {
+        if let Some((&b, rest)) = self.bytes.split_first()
+            && b < 0x80
+            && usize::from(b) <= rest.len()
+        {
+            self.bytes = rest;
+            return Ok(usize::from(b));
+        }
+        self.long_len()
+    }
+
+    #[inline(never)]
+    fn long_len(&mut self) -> Result<usize, String> {
         let mut n: u64 = 0;
         for shift in (0..64).step_by(7) {
             let b = self.byte()?;
