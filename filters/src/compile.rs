@@ -43,6 +43,10 @@ pub(crate) struct TrieNode {
     /// ranges, when every test a number can satisfy is a `numeric` or an
     /// in-range exact number; `None` otherwise.
     number_ranges: Option<Vec<(i64, i64)>>,
+    /// With `number_ranges`, each test's range of keys by test index
+    /// (empty, `(1, 0)`, for a test no number satisfies), for
+    /// [`TrieNode::matching_tests`].
+    test_ranges: Vec<(i64, i64)>,
     /// `number_ranges` as floats, each widened by [`number::ROUGH_KEY_MARGIN`].
     rough_ranges: Vec<(f64, f64)>,
     /// `number_ranges` as fixed-point values ([`number::fixed_range`]),
@@ -100,10 +104,14 @@ impl TrieNode {
         if self.tests.len() > MASKED_TESTS {
             return if self.accepts(value) { u64::MAX } else { 0 };
         }
-        if let (Scalar::Number(key, _), Some(ranges)) = (value, &self.number_ranges)
-            && !key.is_some_and(|k| ranges.iter().any(|&(low, high)| low <= k && k <= high))
-        {
-            return 0;
+        if let (Scalar::Number(key, _), Some(_)) = (value, &self.number_ranges) {
+            // Every test a number can satisfy is known by its keys.
+            let Some(k) = *key else {
+                return 0;
+            };
+            return (self.test_ranges.iter().enumerate()).fold(0, |bits, (i, &(low, high))| {
+                bits | u64::from(low <= k && k <= high) << i
+            });
         }
         self.tests.iter().enumerate().fold(0, |bits, (i, test)| {
             bits | u64::from(test.matches_inline(value)) << i
@@ -266,36 +274,42 @@ fn fixed_ranges(ranges: &[(i64, i64)]) -> Vec<(i64, i64)> {
 fn number_ranges(tests: &[Test]) -> Option<Vec<(i64, i64)>> {
     let mut ranges = Vec::new();
     for test in tests {
-        match test {
-            Test::Numeric(low, high) => {
-                let low = match low {
-                    None => i64::MIN,
-                    Some((key, true)) => *key,
-                    Some((key, false)) => key.checked_add(1)?,
-                };
-                let high = match high {
-                    None => i64::MAX,
-                    Some((key, true)) => *key,
-                    Some((key, false)) => key.checked_sub(1)?,
-                };
-                ranges.push((low, high));
-            }
-            Test::Number(_, Some(key)) => ranges.push((*key, *key)),
-            // Never satisfied by a number.
-            Test::Null
-            | Test::Bool(_)
-            | Test::String(_)
-            | Test::Prefix(_)
-            | Test::Suffix(_)
-            | Test::EqualsIgnoreCase(_)
-            | Test::PrefixIgnoreCase(_)
-            | Test::SuffixIgnoreCase(_)
-            | Test::Wildcard(_)
-            | Test::Cidr(_) => {}
-            Test::Number(_, None) | Test::Any | Test::Not(_) | Test::AnyOf(_) => return None,
-        }
+        ranges.extend(key_range(test)?);
     }
     Some(ranges)
+}
+
+/// The keys a number must have to satisfy `test`, as an inclusive range:
+/// `Some(None)` when no number does, `None` when it is not known by keys.
+fn key_range(test: &Test) -> Option<Option<(i64, i64)>> {
+    match test {
+        Test::Numeric(low, high) => {
+            let low = match low {
+                None => i64::MIN,
+                Some((key, true)) => *key,
+                Some((key, false)) => key.checked_add(1)?,
+            };
+            let high = match high {
+                None => i64::MAX,
+                Some((key, true)) => *key,
+                Some((key, false)) => key.checked_sub(1)?,
+            };
+            Some(Some((low, high)))
+        }
+        Test::Number(_, Some(key)) => Some(Some((*key, *key))),
+        // Never satisfied by a number.
+        Test::Null
+        | Test::Bool(_)
+        | Test::String(_)
+        | Test::Prefix(_)
+        | Test::Suffix(_)
+        | Test::EqualsIgnoreCase(_)
+        | Test::PrefixIgnoreCase(_)
+        | Test::SuffixIgnoreCase(_)
+        | Test::Wildcard(_)
+        | Test::Cidr(_) => Some(None),
+        Test::Number(_, None) | Test::Any | Test::Not(_) | Test::AnyOf(_) => None,
+    }
 }
 
 impl PathTrie {
@@ -358,6 +372,15 @@ impl PathTrie {
     pub(crate) fn finish(&mut self) {
         for node in &mut self.nodes {
             node.number_ranges = number_ranges(&node.tests);
+            node.test_ranges = node
+                .number_ranges
+                .as_ref()
+                .map(|_| {
+                    (node.tests.iter())
+                        .map(|test| key_range(test).flatten().unwrap_or((1, 0)))
+                        .collect()
+                })
+                .unwrap_or_default();
             const MARGIN: f64 = number::ROUGH_KEY_MARGIN;
             #[allow(clippy::cast_precision_loss)]
             let rough = node
@@ -663,4 +686,48 @@ fn test(value: &ValuePattern) -> Test {
 fn wildcard(text: &str) -> Test {
     // Parsing validated the text; an empty `AnyOf` (never matches) is unreachable.
     Wildcard::parse(text).map_or(Test::AnyOf(Vec::new()), Test::Wildcard)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::Num;
+
+    proptest::proptest! {
+        /// A number's test bits from the tests' key ranges
+        /// ([`TrieNode::matching_tests`]) are those of running each test:
+        /// bounds either inclusive or not, open, exact numbers, and string
+        /// tests beside them; keys at and next to every bound, and none.
+        #[test]
+        fn number_test_bits_are_each_tests_answer(
+            bounds in proptest::collection::vec(
+                (proptest::option::of((-50i64..50, proptest::bool::ANY)), proptest::option::of((-50i64..50, proptest::bool::ANY)), 0u8..4),
+                1..8,
+            ),
+            keys in proptest::collection::vec(proptest::option::of(-60i64..60), 1..20),
+        ) {
+            let mut trie = PathTrie::new();
+            let path = trie.intern(&["c".to_owned()]);
+            let tests: Vec<Test> = bounds
+                .iter()
+                .map(|&(low, high, kind)| match kind {
+                    0 => Test::Number(serde_json::Number::from(0), low.map(|(k, _)| k)),
+                    1 => Test::String("x".to_owned()),
+                    _ => Test::Numeric(low, high),
+                })
+                .collect();
+            trie.add_tests(&Condition { path, tests, absent_ok: false, mask: None });
+            trie.finish();
+            let node = trie.node(trie.path_nodes[path]);
+            for key in keys {
+                let value = Scalar::Number(key, Num::Text(b"0"));
+                let want = node
+                    .tests
+                    .iter()
+                    .enumerate()
+                    .fold(0u64, |bits, (i, t)| bits | u64::from(t.matches(&value)) << i);
+                proptest::prop_assert_eq!(node.matching_tests(&value), want, "{:?}", key);
+            }
+        }
+    }
 }
