@@ -136,7 +136,7 @@ pub(crate) struct Gate {
 }
 
 /// One integer part of a [`Gate`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct GateText {
     /// Its bytes, then zeros.
     pub(crate) bytes: [u8; 8],
@@ -145,24 +145,51 @@ pub(crate) struct GateText {
     /// Its bytes as a little-endian word, and the mask of its bytes.
     pub(crate) word: u64,
     pub(crate) mask: u64,
-    /// Its digits' value, and whether it has a `-`.
-    pub(crate) magnitude: u64,
-    pub(crate) negative: bool,
+    /// The first eight fraction digits (as ASCII, big-endian, so that
+    /// words compare as the digits do; `0`s for missing digits) that put a
+    /// number with this integer part in or next to a fixed-point range
+    /// (within one unit), as inclusive ranges.
+    pub(crate) fractions: Vec<(u64, u64)>,
 }
 
 impl GateText {
-    /// `word`'s bytes up to its first zero byte (1 to 8 of them), and
-    /// their digits' value.
-    pub(crate) fn new(word: u64, magnitude: u64) -> Self {
+    /// `word`'s bytes up to its first zero byte (1 to 8 of them), an
+    /// integer part of `magnitude`, near the fixed-point `ranges`
+    /// ([`crate::number::FIXED_ONE`] units).
+    pub(crate) fn new(word: u64, magnitude: u64, ranges: &[(i64, i64)]) -> Self {
+        use crate::number::FIXED_ONE;
         let bytes = word.to_le_bytes();
         let len = bytes.iter().position(|&b| b == 0).unwrap_or(8).max(1);
+        let negative = bytes[0] == b'-';
+        let whole = i128::from(magnitude) * i128::from(FIXED_ONE);
+        // A number `±(whole + f + e)`, `f` its first eight fraction digits
+        // in units and `0 <= e < 1` the rest, meets `low..=high` only if
+        // `f` lies in `low - whole - 1..=high - whole` (mirrored for `-`).
+        let ascii = |units: i128| {
+            let digits = format!("{units:08}");
+            let mut word = [b'0'; 8];
+            word.copy_from_slice(&digits.as_bytes()[..8]);
+            u64::from_be_bytes(word)
+        };
+        let fractions = ranges
+            .iter()
+            .filter_map(|&(low, high)| {
+                let (low, high) = (i128::from(low), i128::from(high));
+                let (from, to) = if negative {
+                    (-high - whole - 1, -low - whole)
+                } else {
+                    (low - whole - 1, high - whole)
+                };
+                let (from, to) = (from.max(0), to.min(i128::from(FIXED_ONE) - 1));
+                (from <= to).then(|| (ascii(from), ascii(to)))
+            })
+            .collect();
         Self {
             bytes,
             len,
             word,
             mask: u64::MAX >> (64 - 8 * len),
-            magnitude,
-            negative: bytes[0] == b'-',
+            fractions,
         }
     }
 }

@@ -404,7 +404,7 @@ impl PathTrie {
                 .map(|texts| Gate {
                     texts: texts
                         .iter()
-                        .map(|t| GateText::new(t.text, t.magnitude))
+                        .map(|t| GateText::new(t.text, t.magnitude, &node.fixed_ranges))
                         .collect(),
                 });
         }

@@ -279,7 +279,7 @@ impl<'a> Walk<'_, 'a> {
             } else {
                 at - 64 + after.trailing_zeros() as usize
             };
-            if !far_gated(bytes, number, end, gate, here) {
+            if !far_gated(bytes, number, end, gate) {
                 self.lex.pos = number;
                 self.number_at(node, false)?;
                 if self.lex.pos != end {
@@ -515,11 +515,12 @@ impl<'a> Walk<'_, 'a> {
 /// Whether the number in `bytes[start..end]`, which
 /// [`Classifier::gated_numbers`] let through `gate` (so well-formed, and its
 /// integer part one of the gate's texts), lies outside every numeric range
-/// at `here`, known from that integer part and eight fraction digits as a
-/// fixed-point interval ([`TrieNode::rejects_fixed`]). `false` when unknown.
+/// at `here`, known from that integer part and its first eight fraction
+/// digits, compared as written with the text's
+/// [`GateText::fractions`](crate::classify::GateText). `false` when unknown.
 #[inline]
-fn far_gated(bytes: &[u8], start: usize, end: usize, gate: &Gate, here: &TrieNode) -> bool {
-    use crate::number::FIXED_ONE;
+fn far_gated(bytes: &[u8], start: usize, end: usize, gate: &Gate) -> bool {
+    const ZEROS: u64 = u64::from_le_bytes([b'0'; 8]);
     let Some(word) = crate::lex::word_at(bytes, start) else {
         return false;
     };
@@ -529,27 +530,27 @@ fn far_gated(bytes: &[u8], start: usize, end: usize, gate: &Gate, here: &TrieNod
         return false;
     };
     let point = start + text.len;
-    let (low, high) = if point < end {
-        // A `.` and at least one digit.
-        match crate::number::fixed_fraction(bytes, point + 1, end - point - 1) {
-            Some(fraction) => fraction,
-            None => return false,
-        }
+    let fraction = if point < end {
+        // A `.` and at least one digit: the first eight, `0`s for the
+        // missing ones.
+        let Some(digits) = crate::lex::word_at(bytes, point + 1) else {
+            return false;
+        };
+        let count = end - point - 1;
+        let kept = if count >= 8 {
+            u64::MAX
+        } else {
+            (1u64 << (8 * count)) - 1
+        };
+        (digits & kept) | (ZEROS & !kept)
     } else {
-        (0, 0)
+        ZEROS
     };
-    // At most 8 digits: below 1e16 units.
-    #[allow(clippy::cast_possible_wrap)]
-    let (low, high) = {
-        let whole = text.magnitude * FIXED_ONE.unsigned_abs();
-        ((whole + low) as i64, (whole + high) as i64)
-    };
-    let (low, high) = if text.negative {
-        (-high, -low)
-    } else {
-        (low, high)
-    };
-    here.rejects_fixed(low, high)
+    let fraction = u64::from_be_bytes(fraction.to_le_bytes());
+    // Every range, without branches on the outcome (see `rejects_fixed`).
+    !text.fractions.iter().fold(false, |meets, &(low, high)| {
+        meets | (low <= fraction) & (fraction <= high)
+    })
 }
 
 /// A well-formed plain number (`-?digits(.digits)?`) of at most 32 bytes.
