@@ -251,6 +251,8 @@ impl ShardReader {
                     .get_stored_records(&arn, &shard.shard_id, position, want)
                     .map_err(|e| self.stream_error(e))?;
                 let read = got.records.len();
+                // Grown once per read, not by doubling record by record.
+                out.reserve(read);
                 for stored in &got.records {
                     let sequence_number = stored.sequence_number();
                     if until.is_some_and(|last| sequence_number > last) {

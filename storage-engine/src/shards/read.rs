@@ -221,7 +221,13 @@ impl Engine {
             StreamPosition::AfterSequenceNumber(s) => s.0.saturating_add(1).max(shard.start),
         };
         let closed = shard.entry.ending.is_some();
-        let mut records = Vec::new();
+        let limit = limit.clamp(1, MAX_GET_RECORDS);
+        // Sized once for the most this read can return (the limit, or the
+        // numbers left in the shard): growing by doubling copied the records
+        // about ten times per 1,000-record read.
+        let in_range =
+            usize::try_from(last.saturating_sub(from).saturating_add(1)).unwrap_or(limit);
+        let mut records = Vec::with_capacity(if from <= last { limit.min(in_range) } else { 0 });
         let mut last_read = None;
         if from <= last {
             let id = found.stream.table_id;
@@ -236,7 +242,7 @@ impl Engine {
                 }
                 records.push(record);
                 last_read = Some(sequence_number);
-                if records.len() >= limit.clamp(1, MAX_GET_RECORDS) {
+                if records.len() >= limit {
                     break;
                 }
             }
