@@ -10,6 +10,8 @@
 //! them ([`Classifier::new`] gives `None` elsewhere, and the walk keeps its
 //! portable path).
 
+use crate::gate::Gate;
+
 /// Per byte of a 64-byte block, one bit (bit `i` for byte `i`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Block {
@@ -126,74 +128,6 @@ impl Classifier {
         }
         #[cfg(not(target_arch = "x86_64"))]
         gated_numbers_with(portable_gated, bytes, start, room, gate, gated)
-    }
-}
-
-/// The integer parts as written (sign and digits, at most 8 bytes each)
-/// that a number must begin with to lie near some range at a path
-/// ([`crate::compile::TrieNode::gate`]): a number whose integer part is none
-/// of them is far from every range.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Gate {
-    pub(crate) texts: Vec<GateText>,
-}
-
-/// One integer part of a [`Gate`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct GateText {
-    /// Its bytes, then zeros.
-    pub(crate) bytes: [u8; 8],
-    /// How many bytes it has (1 to 8).
-    pub(crate) len: usize,
-    /// Its bytes as a little-endian word, and the mask of its bytes.
-    pub(crate) word: u64,
-    pub(crate) mask: u64,
-    /// The first eight fraction digits (as ASCII, big-endian, so that
-    /// words compare as the digits do; `0`s for missing digits) that put a
-    /// number with this integer part in or next to a fixed-point range
-    /// (within one unit), as inclusive ranges.
-    pub(crate) fractions: Vec<(u64, u64)>,
-}
-
-impl GateText {
-    /// `word`'s bytes up to its first zero byte (1 to 8 of them), an
-    /// integer part of `magnitude`, near the fixed-point `ranges`
-    /// ([`crate::number::FIXED_ONE`] units).
-    pub(crate) fn new(word: u64, magnitude: u64, ranges: &[(i64, i64)]) -> Self {
-        use crate::number::FIXED_ONE;
-        let bytes = word.to_le_bytes();
-        let len = bytes.iter().position(|&b| b == 0).unwrap_or(8).max(1);
-        let negative = bytes[0] == b'-';
-        let whole = i128::from(magnitude) * i128::from(FIXED_ONE);
-        // A number `±(whole + f + e)`, `f` its first eight fraction digits
-        // in units and `0 <= e < 1` the rest, meets `low..=high` only if
-        // `f` lies in `low - whole - 1..=high - whole` (mirrored for `-`).
-        let ascii = |units: i128| {
-            let digits = format!("{units:08}");
-            let mut word = [b'0'; 8];
-            word.copy_from_slice(&digits.as_bytes()[..8]);
-            u64::from_be_bytes(word)
-        };
-        let fractions = ranges
-            .iter()
-            .filter_map(|&(low, high)| {
-                let (low, high) = (i128::from(low), i128::from(high));
-                let (from, to) = if negative {
-                    (-high - whole - 1, -low - whole)
-                } else {
-                    (low - whole - 1, high - whole)
-                };
-                let (from, to) = (from.max(0), to.min(i128::from(FIXED_ONE) - 1));
-                (from <= to).then(|| (ascii(from), ascii(to)))
-            })
-            .collect();
-        Self {
-            bytes,
-            len,
-            word,
-            mask: u64::MAX >> (64 - 8 * len),
-            fractions,
-        }
     }
 }
 
@@ -495,6 +429,7 @@ mod x86 {
     };
 
     use super::Block;
+    use crate::gate::Gate;
 
     /// The classes of 32 bytes, as 32-bit masks.
     #[target_feature(enable = "avx2")]
@@ -548,7 +483,7 @@ mod x86 {
         bytes: &[u8],
         start: usize,
         room: usize,
-        gate: &super::Gate,
+        gate: &Gate,
         gated: &mut super::Gated,
     ) -> bool {
         super::gated_numbers_with(
@@ -564,7 +499,7 @@ mod x86 {
     /// A block's classes, `0`s and gated bytes (see `gated_numbers_with`).
     #[target_feature(enable = "avx2")]
     #[inline]
-    fn classify_gated(chunk: &[u8; 72], gate: &super::Gate) -> (Block, u64, u64) {
+    fn classify_gated(chunk: &[u8; 72], gate: &Gate) -> (Block, u64, u64) {
         let Some(block64) = chunk.first_chunk::<64>() else {
             return (Block::default(), 0, 0);
         };

@@ -7,8 +7,8 @@
 
 use crate::children::Children;
 use crate::cidr::Cidr;
-use crate::classify::{Gate, GateText};
 use crate::event::Scalar;
+use crate::gate::Gate;
 use crate::lookahead::Names;
 use crate::number;
 use crate::pattern::{
@@ -401,11 +401,12 @@ impl PathTrie {
                 .integer_texts
                 .as_ref()
                 .filter(|_| !node.combined)
-                .map(|texts| Gate {
-                    texts: texts
-                        .iter()
-                        .map(|t| GateText::new(t.text, t.magnitude, &node.fixed_ranges))
-                        .collect(),
+                .map(|texts| {
+                    Gate::new(
+                        texts.iter().map(|t| (t.text, t.magnitude)),
+                        &node.fixed_ranges,
+                        (node.tests.len() <= MASKED_TESTS).then_some(&node.test_ranges),
+                    )
                 });
         }
         self.names.finish();

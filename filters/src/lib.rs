@@ -80,6 +80,7 @@ mod criteria;
 mod dialect;
 mod error;
 mod event;
+mod gate;
 mod lex;
 mod limits;
 mod lookahead;

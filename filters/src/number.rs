@@ -181,6 +181,21 @@ pub(crate) fn fixed_range(low: i64, high: i64) -> (i64, i64) {
     (low, high)
 }
 
+/// The fixed-point values ([`FIXED_ONE`]) of which every number has a key
+/// in `low..=high`: the range's values narrowed by [`FIXED_MARGIN`] at each
+/// end (so empty, `low > high`, for a range of fewer than 200 keys), within
+/// the keyed values `-5e9..=5e9`.
+#[allow(clippy::cast_precision_loss, clippy::cast_possible_truncation)]
+pub(crate) fn narrow_fixed_range(low: i64, high: i64) -> (i64, i64) {
+    let value = |key: i64| key as f64 / 1e6 - LIMIT;
+    let fixed = |value: f64| value * FIXED_ONE as f64;
+    let (low, high) = (low.max(0), high.min(10_000_000_000_000_000));
+    (
+        fixed(value(low) + FIXED_MARGIN).ceil() as i64,
+        fixed(value(high) - FIXED_MARGIN).floor() as i64,
+    )
+}
+
 /// The fraction digits `bytes[at..at + count]` (`count >= 1`) as fixed-point
 /// units ([`FIXED_ONE`]): the first eight digits' value, and one unit more
 /// when there are more digits (the fraction lies between the two). `None`

@@ -23,10 +23,11 @@
 
 use std::borrow::Cow;
 
-use crate::classify::{Classifier, Gate, Gated, KEPT_BLOCKS, Kept};
+use crate::classify::{Classifier, Gated, KEPT_BLOCKS, Kept};
 use crate::compile::{PathTrie, TrieNode};
 use crate::error::{EventError, strip_position};
 use crate::event::{Leaves, Num, Scalar, Trail};
+use crate::gate::{Gate, Judged};
 use crate::lex::Lexer;
 use crate::lookahead::Lookahead;
 
@@ -247,13 +248,17 @@ impl<'a> Walk<'_, 'a> {
     /// a [`Gate`]: `Ok(false)` (nothing read) unless
     /// [`Classifier::gated_numbers`] finds it well-formed.
     ///
-    /// Then only the numbers through the gate can lie in a range, and they
-    /// are read as [`Walk::numbers`] reads them; the others add only the
-    /// path's presence. No branch has two conditions at this path, so which
-    /// element of the array a value lies in cannot matter (values at other
-    /// paths lie outside the array): kept values carry the trail of the
-    /// array itself. Errors are never found here: a malformed array is left
-    /// to [`Walk::numbers`] and [`Walk::array`].
+    /// Then only the numbers through the gate can lie in a range: each is
+    /// judged by its first fraction digits ([`Gate::judge`]) and, unless
+    /// that shows it far from every range or satisfying only tests a number
+    /// kept before satisfies, read as [`Walk::numbers`] reads them; the
+    /// others add only the path's presence. No branch has two conditions at
+    /// this path, so which element of the array a value lies in cannot
+    /// matter (values at other paths lie outside the array): kept values
+    /// carry the trail of the array itself, and a second value with the
+    /// same tests' bits changes no pattern's outcome (each condition here
+    /// is a mask of those bits). Errors are never found here: a malformed
+    /// array is left to [`Walk::numbers`] and [`Walk::array`].
     fn gated(
         &mut self,
         node: usize,
@@ -269,8 +274,18 @@ impl<'a> Walk<'_, 'a> {
             return Ok(false);
         }
         let here = self.trie.node(node);
+        // The tests some number kept so far satisfies: a number known to
+        // satisfy no other adds nothing (all carry the array's trail).
+        let mut kept = 0u64;
         for &number in &gated.starts[..gated.count] {
             let number = number as usize;
+            let judged = gate.judge(bytes, number);
+            match judged {
+                Judged::Far => continue,
+                Judged::Tests(tests) if tests & !kept == 0 => continue,
+                Judged::Tests(tests) => kept |= tests,
+                Judged::Unknown => {}
+            }
             let (block, bit) = ((number - start) / 64, (number - start) % 64);
             let after = gated.delimiters[block] & (u64::MAX << bit << 1);
             let at = start + 64 * block + 64;
@@ -279,12 +294,10 @@ impl<'a> Walk<'_, 'a> {
             } else {
                 at - 64 + after.trailing_zeros() as usize
             };
-            if !far_gated(bytes, number, end, gate) {
-                self.lex.pos = number;
-                self.number_at(node, false)?;
-                if self.lex.pos != end {
-                    return Err(self.lex.error_at(self.lex.pos, "expected `,` or `]`"));
-                }
+            self.lex.pos = number;
+            self.number_at(node, false)?;
+            if self.lex.pos != end {
+                return Err(self.lex.error_at(self.lex.pos, "expected `,` or `]`"));
             }
         }
         if gated.any
@@ -510,47 +523,6 @@ impl<'a> Walk<'_, 'a> {
             }
         }
     }
-}
-
-/// Whether the number in `bytes[start..end]`, which
-/// [`Classifier::gated_numbers`] let through `gate` (so well-formed, and its
-/// integer part one of the gate's texts), lies outside every numeric range
-/// at `here`, known from that integer part and its first eight fraction
-/// digits, compared as written with the text's
-/// [`GateText::fractions`](crate::classify::GateText). `false` when unknown.
-#[inline]
-fn far_gated(bytes: &[u8], start: usize, end: usize, gate: &Gate) -> bool {
-    const ZEROS: u64 = u64::from_le_bytes([b'0'; 8]);
-    let Some(word) = crate::lex::word_at(bytes, start) else {
-        return false;
-    };
-    let Some(text) = gate.texts.iter().find(|t| {
-        word & t.mask == t.word && !bytes.get(start + t.len).is_some_and(u8::is_ascii_digit)
-    }) else {
-        return false;
-    };
-    let point = start + text.len;
-    let fraction = if point < end {
-        // A `.` and at least one digit: the first eight, `0`s for the
-        // missing ones.
-        let Some(digits) = crate::lex::word_at(bytes, point + 1) else {
-            return false;
-        };
-        let count = end - point - 1;
-        let kept = if count >= 8 {
-            u64::MAX
-        } else {
-            (1u64 << (8 * count)) - 1
-        };
-        (digits & kept) | (ZEROS & !kept)
-    } else {
-        ZEROS
-    };
-    let fraction = u64::from_be_bytes(fraction.to_le_bytes());
-    // Every range, without branches on the outcome (see `rejects_fixed`).
-    !text.fractions.iter().fold(false, |meets, &(low, high)| {
-        meets | (low <= fraction) & (fraction <= high)
-    })
 }
 
 /// A well-formed plain number (`-?digits(.digits)?`) of at most 32 bytes.

@@ -1,0 +1,256 @@
+//! The few integer parts a number must have to lie near a `numeric` range at
+//! a path ([`Gate`]), and the judgement of a number through the gate from its
+//! first fraction digits as written ([`Gate::judge`]), for [`crate::scan`]'s
+//! gated pass over arrays of numbers (the city-lots corpus's `coordinates`).
+//!
+//! Everything here is computed when the patterns are compiled: per integer
+//! part, a table over the first three fraction digits that passes over most
+//! numbers with one bit test, the eight-digit fractions near some range, and
+//! per test the fractions that surely satisfy it or surely do not (so most
+//! numbers in a range need no exact key; see [`Judged`]).
+
+use crate::number::FIXED_ONE;
+
+/// The integer parts as written (sign and digits, at most 8 bytes each)
+/// that a number must begin with to lie near some range at a path
+/// ([`crate::compile::TrieNode::gate`]): a number whose integer part is none
+/// of them is far from every range.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Gate {
+    pub(crate) texts: Vec<GateText>,
+}
+
+/// One integer part of a [`Gate`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct GateText {
+    /// Its bytes, then zeros.
+    pub(crate) bytes: [u8; 8],
+    /// How many bytes it has (1 to 8).
+    pub(crate) len: usize,
+    /// Its bytes as a little-endian word, and the mask of its bytes.
+    pub(crate) word: u64,
+    pub(crate) mask: u64,
+    /// The first eight fraction digits (as ASCII, big-endian, so that
+    /// words compare as the digits do; `0`s for missing digits) that put a
+    /// number with this integer part in or next to a fixed-point range
+    /// (within one unit), as inclusive ranges.
+    pub(crate) fractions: Vec<(u64, u64)>,
+    /// Bit `c` (of word `c / 64`) for each value `c` of the first three
+    /// fraction digits whose fractions meet some range of `fractions`:
+    /// a number whose `c` is not set is far from every range.
+    near: [u64; 16],
+    /// Per test at the path (bit `i` for test `i`), the fractions as in
+    /// `fractions` that surely satisfy it and those that may: empty when
+    /// the tests are not all known by key ranges, or more than 64.
+    tests: Vec<FractionTest>,
+}
+
+/// What the fractions of one [`GateText`] say about one test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FractionTest {
+    /// Its bit in [`crate::compile::TrieNode::matching_tests`].
+    bit: u64,
+    /// Every number with these fractions (inclusive) satisfies the test.
+    sure: (u64, u64),
+    /// No number with fractions outside these (inclusive) satisfies it.
+    maybe: (u64, u64),
+}
+
+/// What [`Gate::judge`] knows of a number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Judged {
+    /// Outside every range at the path.
+    Far,
+    /// Exactly the tests of these bits (not zero) accept it.
+    Tests(u64),
+    /// Not known without its exact key.
+    Unknown,
+}
+
+impl Gate {
+    /// The gate of integer parts `texts` (each a little-endian word of its
+    /// bytes, and its magnitude) near the merged fixed-point `ranges`
+    /// ([`FIXED_ONE`] units, each widened as [`crate::number::fixed_range`]
+    /// widens); `tests`: each test's range of keys at the path (`(1, 0)`
+    /// for a test no number satisfies), when every test there is known by
+    /// key range and has its bit in
+    /// [`crate::compile::TrieNode::matching_tests`] (at most 64 tests).
+    pub(crate) fn new(
+        texts: impl IntoIterator<Item = (u64, u64)>,
+        ranges: &[(i64, i64)],
+        tests: Option<&[(i64, i64)]>,
+    ) -> Self {
+        Self {
+            texts: texts
+                .into_iter()
+                .map(|(word, magnitude)| GateText::new(word, magnitude, ranges, tests))
+                .collect(),
+        }
+    }
+
+    /// What the first fraction digits of the number at `start` (one that
+    /// [`crate::classify::Classifier::gated_numbers`] let through: a plain
+    /// number, its integer part one of the texts, within a well-formed
+    /// array) say about it against the tests at the path.
+    ///
+    /// [`Judged::Far`] exactly when its integer part and first eight
+    /// fraction digits put it outside every range of `fractions`; then
+    /// [`Judged::Tests`] when those digits put it surely inside or surely
+    /// outside each test's range (each range narrowed and widened by
+    /// [`crate::number::fixed_range`]'s margin, a hundred keys).
+    #[inline]
+    pub(crate) fn judge(&self, bytes: &[u8], start: usize) -> Judged {
+        const ZEROS: u64 = u64::from_le_bytes([b'0'; 8]);
+        let Some(word) = crate::lex::word_at(bytes, start) else {
+            return Judged::Unknown;
+        };
+        let Some(text) = self.texts.iter().find(|t| {
+            word & t.mask == t.word && !bytes.get(start + t.len).is_some_and(u8::is_ascii_digit)
+        }) else {
+            return Judged::Unknown;
+        };
+        let point = start + text.len;
+        let fraction = if bytes.get(point) == Some(&b'.') {
+            // The first eight fraction digits, `0`s for the missing ones
+            // (the digits run to a delimiter: the array is well-formed).
+            let Some(digits) = crate::lex::word_at(bytes, point + 1) else {
+                return Judged::Unknown;
+            };
+            let count = crate::lex::digit_run(digits);
+            let kept = if count >= 8 {
+                u64::MAX
+            } else {
+                (1u64 << (8 * count)) - 1
+            };
+            (digits & kept) | (ZEROS & !kept)
+        } else {
+            ZEROS
+        };
+        // The first three digits, `0..=999`.
+        let d = fraction.wrapping_sub(ZEROS);
+        let cell = ((d & 0xff) * 100 + (d >> 8 & 0xff) * 10 + (d >> 16 & 0xff)) as usize;
+        if text.near[cell / 64 % 16] >> (cell % 64) & 1 == 0 {
+            return Judged::Far;
+        }
+        let fraction = fraction.swap_bytes();
+        // Every range, without branches on the outcome: where a number
+        // falls among them is random, a branch on it mispredicted.
+        let within = |(low, high): (u64, u64)| (low <= fraction) & (fraction <= high);
+        if !text
+            .fractions
+            .iter()
+            .fold(false, |meets, &r| meets | within(r))
+        {
+            return Judged::Far;
+        }
+        if text.tests.is_empty() {
+            return Judged::Unknown;
+        }
+        let (mut sure, mut maybe) = (0u64, 0u64);
+        for test in &text.tests {
+            sure |= u64::from(within(test.sure)) * test.bit;
+            maybe |= u64::from(within(test.maybe)) * test.bit;
+        }
+        if sure == maybe && sure != 0 {
+            Judged::Tests(sure)
+        } else {
+            Judged::Unknown
+        }
+    }
+}
+
+impl GateText {
+    /// `word`'s bytes up to its first zero byte (1 to 8 of them), an
+    /// integer part of `magnitude`, near the fixed-point `ranges`
+    /// ([`FIXED_ONE`] units); `tests` as for [`Gate::new`].
+    fn new(word: u64, magnitude: u64, ranges: &[(i64, i64)], tests: Option<&[(i64, i64)]>) -> Self {
+        let bytes = word.to_le_bytes();
+        let len = bytes.iter().position(|&b| b == 0).unwrap_or(8).max(1);
+        let negative = bytes[0] == b'-';
+        let whole = i128::from(magnitude) * i128::from(FIXED_ONE);
+        let one = i128::from(FIXED_ONE);
+        // A number `±(whole + f + e)`, `f` its first eight fraction digits
+        // in units and `0 <= e < 1` the rest, meets `low..=high` only if
+        // `f` lies in `low - whole - 1..=high - whole` (mirrored for `-`).
+        let meets = |(low, high): (i64, i64)| {
+            let (low, high) = (i128::from(low), i128::from(high));
+            let (from, to) = if negative {
+                (-high - whole - 1, -low - whole)
+            } else {
+                (low - whole - 1, high - whole)
+            };
+            (from.max(0), to.min(one - 1))
+        };
+        // It lies in `low..=high` whatever `e` if `f` lies in
+        // `low - whole..=high - whole - 1` (mirrored for `-`).
+        let within = |(low, high): (i64, i64)| {
+            let (low, high) = (i128::from(low), i128::from(high));
+            let (from, to) = if negative {
+                (-high - whole, -low - whole - 1)
+            } else {
+                (low - whole, high - whole - 1)
+            };
+            (from.max(0), to.min(one - 1))
+        };
+        let fractions: Vec<(i128, i128)> = ranges
+            .iter()
+            .map(|&r| meets(r))
+            .filter(|(from, to)| from <= to)
+            .collect();
+        let mut near = [0u64; 16];
+        // A cell holds the fractions `c * 1e5..(c + 1) * 1e5`.
+        for &(from, to) in &fractions {
+            for cell in from / 100_000..=to / 100_000 {
+                let cell = usize::try_from(cell).unwrap_or(0).min(999);
+                near[cell / 64] |= 1 << (cell % 64);
+            }
+        }
+        let tests = tests
+            .unwrap_or_default()
+            .iter()
+            .zip(0u32..)
+            .map(|(&(low, high), i)| {
+                let (sure, maybe) = if low <= high {
+                    (
+                        within(crate::number::narrow_fixed_range(low, high)),
+                        meets(crate::number::fixed_range(low, high)),
+                    )
+                } else {
+                    ((1, 0), (1, 0))
+                };
+                FractionTest {
+                    bit: 1 << i,
+                    sure: ascii_range(sure),
+                    maybe: ascii_range(maybe),
+                }
+            })
+            .collect();
+        Self {
+            bytes,
+            len,
+            word,
+            mask: u64::MAX >> (64 - 8 * len),
+            fractions: fractions.into_iter().map(ascii_range).collect(),
+            near,
+            tests,
+        }
+    }
+}
+
+/// An inclusive range of fractions in units (`0..1e8`) as words of their
+/// eight ASCII digits, big-endian; an empty range stays empty (`from > to`).
+fn ascii_range((from, to): (i128, i128)) -> (u64, u64) {
+    if from > to {
+        return (u64::MAX, 0);
+    }
+    let ascii = |units: i128| {
+        let digits = format!("{units:08}");
+        let mut word = [b'0'; 8];
+        word.copy_from_slice(&digits.as_bytes()[..8]);
+        u64::from_be_bytes(word)
+    };
+    (ascii(from), ascii(to))
+}
+
+#[cfg(test)]
+mod tests;

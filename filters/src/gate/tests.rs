@@ -1,0 +1,135 @@
+#![allow(clippy::unwrap_used)]
+
+use super::*;
+use crate::compile::{PathTrie, compile};
+use crate::event::Scalar;
+use crate::pattern::Pattern;
+
+/// The trie of `pattern` (one path `c`) and that path's node.
+fn trie(pattern: &str) -> (PathTrie, usize) {
+    let mut trie = PathTrie::new();
+    let pattern = Pattern::parse_with(pattern, crate::Dialect::EventBridge).unwrap();
+    for condition in compile(&pattern, &mut trie).concat() {
+        trie.add_tests(&condition);
+    }
+    trie.finish();
+    let node = trie.node(PathTrie::ROOT).children.get(b"c").unwrap();
+    (trie, node)
+}
+
+/// The bits of the tests at `node` that `text` (a JSON number) satisfies,
+/// from its exact key.
+fn exact_tests(trie: &PathTrie, node: usize, text: &str) -> u64 {
+    let number: serde_json::Number = serde_json::from_str(text).unwrap();
+    trie.node(node)
+        .matching_tests(&Scalar::from_number(&number))
+}
+
+#[test]
+fn judged_numbers_agree_with_their_exact_keys() {
+    let (trie, node) = trie(
+        r#"{"c": [{"numeric": [">=", -122.5, "<", -122.496]}, {"numeric": [">", -122.4985, "<=", -122.47]},
+            {"numeric": ["=", -122.49]}, "x"]}"#,
+    );
+    let gate = trie.node(node).gate().unwrap();
+    let mut judged = [0usize; 3];
+    let mut state: u64 = 7;
+    for i in 0..200_000u64 {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        // Values from -122.53 to -122.44, a quarter within a few keys of a
+        // bound (where the keys' rounding decides), with 0 to 15 digits.
+        let bound = [
+            500_000_000_000_000u64,
+            496_000_000_000_000,
+            498_500_000_000_000,
+            470_000_000_000_000,
+            490_000_000_000_000,
+        ][i as usize % 5];
+        let offset = (state >> 11) % 4_000_000_000
+            * [1, 1_000, 1_000_000, 1_000_000_000][(state & 3) as usize];
+        let fraction = if state >> 63 == 1 {
+            bound.saturating_add(offset % 30_000_000_000_000)
+        } else {
+            bound.saturating_sub(offset % 30_000_000_000_000)
+        };
+        let digits = (state >> 5) as usize % 16;
+        let fraction = format!("{fraction:015}");
+        let text = format!("-122.{}", &fraction[..15 - digits]);
+        let text = text.trim_end_matches('.');
+        let bytes = format!("[{text},0]");
+        let want = exact_tests(&trie, node, text);
+        match gate.judge(bytes.as_bytes(), 1) {
+            Judged::Far => {
+                assert_eq!(want, 0, "{text}");
+                judged[0] += 1;
+            }
+            Judged::Tests(tests) => {
+                assert_eq!(tests, want, "{text}");
+                judged[1] += 1;
+            }
+            Judged::Unknown => judged[2] += 1,
+        }
+    }
+    // Numbers a hundred keys or more from every bound are judged without
+    // their keys, far or within ranges.
+    assert!(judged[0] > 20_000 && judged[1] > 20_000, "{judged:?}");
+}
+
+proptest::proptest! {
+    /// The gated walk's judgement by fraction digits ([`Gate::judge`]) and
+    /// its passing over numbers that satisfy only tests a kept number
+    /// satisfies, against strict and `Value` matching: up to four patterns
+    /// (overlapping or nested ranges, exact numbers, one pattern with two
+    /// ranges) over one array of numbers near their bounds (a few keys to
+    /// a few hundred away, 0 to 15 fraction digits, either side).
+    #[test]
+    fn judged_arrays_agree_with_strict_reading(
+        ranges in proptest::collection::vec((0u64..40_000, 0u64..8_000, 0usize..3), 1..5),
+        numbers in proptest::collection::vec((0usize..8, -2_000i64..2_000, 0u64..1_000_000_000, 0usize..16), 1..20),
+    ) {
+        // Bounds in millionths below -122 (`-122.012345`).
+        let text = |millionths: u64| format!("-122.{millionths:06}");
+        let patterns: Vec<String> = ranges
+            .iter()
+            .map(|&(low, width, kind)| match kind {
+                0 => format!(
+                    r#"{{"c": [{{"numeric": [">", {}, "<=", {}]}}]}}"#,
+                    text(low + width),
+                    text(low)
+                ),
+                1 => format!(r#"{{"c": [{}]}}"#, text(low)),
+                _ => format!(
+                    r#"{{"c": [{{"numeric": [">=", {}, "<", {}]}}, {{"numeric": [">=", {}, "<", {}]}}]}}"#,
+                    text(low + 2 * width),
+                    text(low + width),
+                    text(low + width / 2),
+                    text(low)
+                ),
+            })
+            .collect();
+        // An empty range (`width` 0) is not a pattern.
+        let matcher = crate::Matcher::new(patterns.iter().enumerate().filter_map(|(i, p)| {
+            Some((i, Pattern::parse_with(p, crate::Dialect::EventBridge).ok()?))
+        }));
+        let bounds: Vec<u64> = ranges
+            .iter()
+            .flat_map(|&(low, width, _)| [low, low + width / 2, low + width, low + 2 * width])
+            .collect();
+        let mut array = Vec::new();
+        for (bound, near, tail, digits) in numbers {
+            // A bound moved by `near` hundred-millionths, then more digits.
+            let units = (bounds[bound % bounds.len()] * 100).saturating_add_signed(near);
+            let digits_text = format!("{units:08}{tail:09}");
+            let number = format!("-122.{}", &digits_text[..digits.min(17)]);
+            array.push(number.trim_end_matches('.').to_owned());
+        }
+        let event = format!(r#"{{"c":[[{}],37.5],"d":1}}"#, array.join(","));
+        let lazy = matcher.matches(event.as_bytes()).unwrap();
+        let strict = matcher.matches_strict(event.as_bytes()).unwrap();
+        let value: serde_json::Value = serde_json::from_str(&event).unwrap();
+        proptest::prop_assert_eq!(&lazy, &strict, "{}", event);
+        proptest::prop_assert_eq!(&lazy, &matcher.matches_value(&value), "{}", event);
+    }
+}
