@@ -67,13 +67,26 @@ struct ShardReader {
     routed: Option<Vec<EventName>>,
 }
 
-/// A read started before the pipeline asked for it: used when the pipeline
-/// asks for exactly this read, else dropped.
+/// Batches read before the pipeline asked for them, by a blocking thread
+/// that keeps reading forward while the batches are full (catching up),
+/// at most [`READ_AHEAD_BATCHES`] ahead. Used while the pipeline asks for
+/// exactly the next of them, else dropped (the thread then stops).
 struct ReadAhead {
+    /// Where the next batch in `batches` starts.
     from: ReadFrom,
     max_records: usize,
-    task: tokio::task::JoinHandle<Result<Vec<Record>, SourceError>>,
+    /// The thread's reads in order, each with where it started; the
+    /// thread stops after a short read or an error, or when this is dropped.
+    batches: tokio::sync::mpsc::Receiver<(ReadFrom, Result<Vec<Record>, SourceError>)>,
 }
+
+/// How many batches the read-ahead thread may hold that the pipeline has not
+/// taken yet. While the pipeline writes a closed batch to its sinks (a file
+/// write and fsync, an S3 request: ten reads' worth of records at the
+/// default limits) the thread keeps reading instead of stopping after one
+/// batch. Bounded memory: at most this many reads (plus the one in
+/// progress) of `max_records` records each.
+const READ_AHEAD_BATCHES: usize = 8;
 
 impl EngineSource {
     /// Opens the engine at `config.data_dir` and starts its sweeper unless
@@ -115,39 +128,65 @@ impl EngineSource {
     }
 
     /// [`ShardReader::read_now`], or the read-ahead of exactly this read;
-    /// after a full batch of a forward read (catching up), starts reading the
-    /// next batch on a blocking thread, so decoding the stream and writing
-    /// to sinks use two cores. At most one batch is read ahead (bounded
-    /// memory); what it read is used only if the pipeline asks for the same
-    /// position next, so the checkpoint protocol is unchanged.
+    /// after a full batch of a forward read (catching up), starts a thread
+    /// that reads the following batches ahead, so decoding the stream and
+    /// writing to sinks use two cores, and reading goes on while the
+    /// pipeline waits on a sink. At most [`READ_AHEAD_BATCHES`] are held
+    /// (bounded memory); what was read ahead is used only while the pipeline
+    /// asks for exactly the next position, so the checkpoint protocol is
+    /// unchanged.
     async fn read_batch(
         &mut self,
         from: &ReadFrom,
         max_records: usize,
     ) -> Result<Vec<Record>, SourceError> {
-        let records = match self.read_ahead.take() {
-            Some(ahead) if ahead.from == *from && ahead.max_records == max_records => {
-                ahead.task.await.map_err(|join| SourceError::Record {
-                    table: self.reader.table.clone(),
-                    sequence_number: format!("{from:?}"),
-                    message: format!("read-ahead thread failed: {join}"),
-                })??
+        if let Some(ahead) = self
+            .read_ahead
+            .as_mut()
+            .filter(|ahead| ahead.from == *from && ahead.max_records == max_records)
+        {
+            let Some((at, result)) = ahead.batches.recv().await else {
+                self.read_ahead = None;
+                return Err(self.read_ahead_failed(from));
+            };
+            debug_assert_eq!(at, *from, "read-ahead batches come in order");
+            match &result {
+                Ok(records) if records.len() >= max_records => {
+                    if let Some(last) = records.last() {
+                        ahead.from = ReadFrom::After(last.sequence_number.clone());
+                    }
+                }
+                // The thread stopped: a short read (caught up) or an error.
+                _ => self.read_ahead = None,
             }
-            _ => self.reader.read_now(from, max_records)?,
-        };
+            return result;
+        }
+        // Not the read the thread is on: stop it (dropping the receiver).
+        self.read_ahead = None;
+        let records = self.reader.read_now(from, max_records)?;
         if records.len() >= max_records
             && !matches!(from, ReadFrom::Range { .. })
             && let Some(last) = records.last()
         {
             let next = ReadFrom::After(last.sequence_number.clone());
+            let (sender, batches) = tokio::sync::mpsc::channel(READ_AHEAD_BATCHES);
             let (reader, at) = (self.reader.clone(), next.clone());
+            tokio::task::spawn_blocking(move || reader.read_ahead(at, max_records, &sender));
             self.read_ahead = Some(ReadAhead {
                 from: next,
                 max_records,
-                task: tokio::task::spawn_blocking(move || reader.read_now(&at, max_records)),
+                batches,
             });
         }
         Ok(records)
+    }
+
+    fn read_ahead_failed(&self, from: &ReadFrom) -> SourceError {
+        SourceError::Record {
+            table: self.reader.table.clone(),
+            sequence_number: format!("{from:?}"),
+            message: "read-ahead thread failed".into(),
+        }
     }
 }
 
@@ -206,6 +245,33 @@ impl ShardReader {
             );
         }
         Ok(out)
+    }
+
+    /// The read-ahead thread: reads batch after batch from `from` and sends
+    /// each with where it started, until a read is short (caught up: the
+    /// pipeline then polls as usual), fails, or the receiver is gone.
+    fn read_ahead(
+        &self,
+        mut from: ReadFrom,
+        max_records: usize,
+        batches: &tokio::sync::mpsc::Sender<(ReadFrom, Result<Vec<Record>, SourceError>)>,
+    ) {
+        loop {
+            let result = self.read_now(&from, max_records);
+            let next = match &result {
+                Ok(records) if records.len() >= max_records => records
+                    .last()
+                    .map(|last| ReadFrom::After(last.sequence_number.clone())),
+                _ => None,
+            };
+            if batches.blocking_send((from, result)).is_err() {
+                return;
+            }
+            match next {
+                Some(next) => from = next,
+                None => return,
+            }
+        }
     }
 
     /// Reads shard by shard with GetRecords-limited reads (1,000 records or
@@ -329,5 +395,118 @@ impl Source for EngineSource {
 
     fn clock(&self) -> std::sync::Arc<dyn ttlstream_engine::Clock> {
         self.reader.engine.clock()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_dynamo::{AttributeValue, Item};
+    use ttlstream_engine::{ScalarAttributeType, StreamViewType, TableDefinition};
+
+    /// Writes `count` items (keys `id-{first}` ...) as one INSERT each.
+    fn put(engine: &Engine, first: usize, count: usize) {
+        let items = (first..first + count)
+            .map(|i| {
+                Item::from(std::collections::HashMap::from([(
+                    "Id".to_string(),
+                    AttributeValue::S(format!("id-{i:04}")),
+                )]))
+            })
+            .collect();
+        engine.put_items("Sessions", items).expect("items");
+    }
+
+    fn source(dir: &std::path::Path) -> (Engine, EngineSource) {
+        let engine = Engine::open(dir, Default::default()).expect("engine");
+        engine
+            .create_table(
+                TableDefinition::new("Sessions", "Id", ScalarAttributeType::S)
+                    .with_stream(StreamViewType::NewAndOldImages),
+            )
+            .expect("table");
+        let config = EngineSourceConfig {
+            data_dir: dir.to_path_buf(),
+            table: "Sessions".into(),
+            starting_position: StartingPosition::TrimHorizon,
+            region: default_region(),
+            sweep_interval_millis: 0,
+        };
+        (engine.clone(), EngineSource::with_engine(engine, &config))
+    }
+
+    fn numbers(records: &[Record]) -> Vec<String> {
+        records.iter().map(|r| r.sequence_number.clone()).collect()
+    }
+
+    fn after(records: &[Record]) -> ReadFrom {
+        ReadFrom::After(records.last().expect("a record").sequence_number.clone())
+    }
+
+    /// The read-ahead thread reads further than one batch, yet what the
+    /// pipeline gets is exactly what a read from its position returns:
+    /// the next batches in order, the batch after any other position it
+    /// asks for, and records written after the thread caught up.
+    #[tokio::test]
+    async fn reads_ahead_give_what_the_asked_position_holds() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (engine, mut source) = source(dir.path());
+        put(&engine, 0, 25);
+        let all = source
+            .reader
+            .read_now(&ReadFrom::TrimHorizon, 100)
+            .expect("all");
+        assert_eq!(all.len(), 25);
+        let all = numbers(&all);
+
+        let first = source.read(&ReadFrom::TrimHorizon, 2).await.expect("read");
+        assert_eq!(numbers(&first), all[0..2]);
+        // Time for the thread to fill its bound and wait: nothing is lost.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let mut got = numbers(&first);
+        let mut from = after(&first);
+        for _ in 0..5 {
+            let batch = source.read(&from, 2).await.expect("read");
+            assert_eq!(batch.len(), 2);
+            got.extend(numbers(&batch));
+            from = after(&batch);
+        }
+        assert_eq!(got, all[0..12]);
+
+        // Another position (a replay): the batch there, not the next one read ahead.
+        let back = ReadFrom::After(all[3].clone());
+        let batch = source.read(&back, 2).await.expect("read");
+        assert_eq!(numbers(&batch), all[4..6]);
+        // A batch size the thread was not reading with.
+        let batch = source.read(&after(&batch), 3).await.expect("read");
+        assert_eq!(numbers(&batch), all[6..9]);
+        let mut got = numbers(&batch);
+        let mut from = after(&batch);
+        loop {
+            let batch = source.read(&from, 3).await.expect("read");
+            got.extend(numbers(&batch));
+            if batch.len() < 3 {
+                break;
+            }
+            from = after(&batch);
+        }
+        assert_eq!(got, all[6..]);
+
+        // Records written after catching up are read (the thread stopped at
+        // the short read and read nothing stale).
+        put(&engine, 100, 4);
+        let newer = source
+            .read(&ReadFrom::After(all[24].clone()), 3)
+            .await
+            .expect("read");
+        assert_eq!(newer.len(), 3);
+        let rest = source.read(&after(&newer), 3).await.expect("read");
+        assert_eq!(rest.len(), 1);
+        assert!(
+            newer
+                .iter()
+                .chain(&rest)
+                .all(|r| r.sequence_number > all[24])
+        );
     }
 }
