@@ -32,7 +32,11 @@ pub(crate) struct Block {
 
 /// The block classifier, available where the CPU has AVX2.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Classifier(());
+pub(crate) struct Classifier {
+    /// Whether the CPU also has AVX-512BW (for [`Classifier::gated_numbers`]).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    avx512: bool,
+}
 
 impl Classifier {
     /// `Some` when the CPU has AVX2 and POPCNT (detected at run time; `std`
@@ -40,11 +44,14 @@ impl Classifier {
     #[inline]
     pub(crate) fn new() -> Option<Self> {
         #[cfg(target_arch = "x86_64")]
-        let avx2 = std::arch::is_x86_feature_detected!("avx2")
-            && std::arch::is_x86_feature_detected!("popcnt");
+        let (avx2, avx512) = (
+            std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("popcnt"),
+            std::arch::is_x86_feature_detected!("avx512bw"),
+        );
         #[cfg(not(target_arch = "x86_64"))]
-        let avx2 = false;
-        avx2.then_some(Self(()))
+        let (avx2, avx512) = (false, false);
+        avx2.then_some(Self { avx512 })
     }
 
     /// The classes of the 64 bytes at `at`; bytes past the end count as `other`.
@@ -120,6 +127,12 @@ impl Classifier {
     ) -> bool {
         #[cfg(target_arch = "x86_64")]
         {
+            if self.avx512 {
+                // SAFETY: `Classifier::new` found AVX-512BW and POPCNT on
+                // this CPU, the features `avx512::gated_numbers` is compiled for.
+                #[allow(unsafe_code)]
+                return unsafe { avx512::gated_numbers(bytes, start, room, gate, gated) };
+            }
             // SAFETY: as in `Classifier::block`: AVX2 and POPCNT were found on this CPU.
             #[allow(unsafe_code)]
             unsafe {
@@ -421,6 +434,9 @@ fn portable(chunk: &[u8; 64]) -> Block {
 }
 
 #[cfg(target_arch = "x86_64")]
+mod avx512;
+
+#[cfg(target_arch = "x86_64")]
 mod x86 {
     use std::arch::x86_64::{
         __m256i, _mm256_and_si256, _mm256_andnot_si256, _mm256_cmpeq_epi8, _mm256_loadu_si256,
@@ -576,6 +592,103 @@ mod x86 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What [`gated_numbers_with`] finds, when it accepts the array.
+    fn found(accepted: bool, gated: &Gated) -> Option<(Vec<u32>, bool, usize, Vec<u64>)> {
+        accepted.then(|| {
+            let blocks = gated.delimiters.iter().position(|&d| d == 0);
+            (
+                gated.starts[..gated.count].to_vec(),
+                gated.any,
+                gated.end,
+                gated.delimiters[..blocks.unwrap_or(GATED_BLOCKS + 1)].to_vec(),
+            )
+        })
+    }
+
+    #[test]
+    fn gated_bodies_agree_with_the_portable_one() {
+        let text = |t: &[u8]| {
+            let mut word = [0u8; 8];
+            word[..t.len()].copy_from_slice(t);
+            u64::from_le_bytes(word)
+        };
+        let gate = Gate::new(
+            [(text(b"-122"), 122), (text(b"0"), 0), (text(b"-0"), 0)],
+            &[(-12_250_010_000, -12_237_590_000), (-10_000, 50_000_000)],
+            None,
+        );
+        let pieces = [
+            "[",
+            "]",
+            ",",
+            "-",
+            ".",
+            "0",
+            "7",
+            "-122",
+            "-122.5",
+            "-1220.5",
+            "37.70041",
+            "0.0",
+            "-0.25",
+            "00",
+            "01",
+            "1e5",
+            " ",
+            "\"",
+            "[-122.4985,37.7002,0.0],",
+            "1.2.3",
+            "5.",
+            "-122.49712345678901,",
+            "[[]],",
+            "-122",
+        ];
+        let mut state: u64 = 3;
+        let mut accepted = 0;
+        for round in 0..20_000 {
+            let mut array = String::from("[");
+            array.push_str(&"7".repeat(round % 70));
+            array.push(',');
+            for _ in 0..(round % 40) {
+                state = state
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                // Mostly well-formed points, a faulty piece now and then.
+                let piece = if state >> 60 < 13 {
+                    18
+                } else {
+                    (state >> 33) as usize % pieces.len()
+                };
+                array.push_str(pieces[piece]);
+            }
+            let array = array.trim_end_matches(',').to_owned() + "]],1]";
+            let bytes = array.as_bytes();
+            for room in [3, 128] {
+                let mut want = Gated::default();
+                let ok = gated_numbers_with(portable_gated, bytes, 0, room, &gate, &mut want);
+                let want = found(ok, &want);
+                accepted += usize::from(want.is_some());
+                #[cfg(target_arch = "x86_64")]
+                {
+                    let mut got = Gated::default();
+                    if Classifier::new().is_some() {
+                        // SAFETY: `Classifier::new` found AVX2 and POPCNT.
+                        #[allow(unsafe_code)]
+                        let ok = unsafe { x86::gated_numbers(bytes, 0, room, &gate, &mut got) };
+                        assert_eq!(found(ok, &got), want, "AVX2 {array}");
+                    }
+                    if Classifier::new().is_some_and(|c| c.avx512) {
+                        // SAFETY: `Classifier::new` found AVX-512BW and POPCNT.
+                        #[allow(unsafe_code)]
+                        let ok = unsafe { avx512::gated_numbers(bytes, 0, room, &gate, &mut got) };
+                        assert_eq!(found(ok, &got), want, "AVX-512 {array}");
+                    }
+                }
+            }
+        }
+        assert!(accepted > 3_000, "{accepted}");
+    }
 
     #[test]
     fn blocks_agree_with_a_byte_by_byte_classification() {
