@@ -39,6 +39,11 @@ pub(crate) struct GateText {
     /// fraction digits whose fractions meet some range of `fractions`:
     /// a number whose `c` is not set is far from every range.
     near: [u64; 16],
+    /// The text and a `.` as a little-endian word, and the mask of their
+    /// bytes, for a text of at most four bytes (so that three digits
+    /// follow in the same word); else a mask no word meets.
+    point: u64,
+    point_mask: u64,
     /// Per test at the path (bit `i` for test `i`), the fractions as in
     /// `fractions` that surely satisfy it and those that may: empty when
     /// the tests are not all known by key ranges, or more than 64.
@@ -104,6 +109,23 @@ impl Gate {
         let Some(word) = crate::lex::word_at(bytes, start) else {
             return Judged::Unknown;
         };
+        // Most numbers: the text, a `.` and three digits in this one word.
+        for text in &self.texts {
+            // (A longer text has no such word: `point_mask` meets none.)
+            let after = u32::try_from(8 * text.len + 8).unwrap_or(u32::MAX);
+            let three = word.checked_shr(after).unwrap_or(0) ^ ZEROS;
+            let three = three & 0xFF_FFFF;
+            if word & text.point_mask == text.point
+                && (three.wrapping_add(0x76_7676) | three) & 0x80_8080 == 0
+            {
+                let cell =
+                    ((three & 0xff) * 100 + (three >> 8 & 0xff) * 10 + (three >> 16)) as usize;
+                if text.near[cell / 64 % 16] >> (cell % 64) & 1 == 0 {
+                    return Judged::Far;
+                }
+                break;
+            }
+        }
         let Some(text) = self.texts.iter().find(|t| {
             word & t.mask == t.word && !bytes.get(start + t.len).is_some_and(u8::is_ascii_digit)
         }) else {
@@ -225,11 +247,21 @@ impl GateText {
                 }
             })
             .collect();
+        let (point, point_mask) = if len <= 4 {
+            (
+                word | u64::from(b'.') << (8 * len),
+                u64::MAX >> (56 - 8 * len),
+            )
+        } else {
+            (1, 0)
+        };
         Self {
             bytes,
             len,
             word,
             mask: u64::MAX >> (64 - 8 * len),
+            point,
+            point_mask,
             fractions: fractions.into_iter().map(ascii_range).collect(),
             near,
             tests,
