@@ -170,7 +170,7 @@ mod write;
 mod write_with;
 
 pub use clock::{AcceleratedClock, Clock, ManualClock, SystemClock};
-pub use codec::{ItemView, ListView, StoredRecord, Text, ValueView};
+pub use codec::{ItemView, ListView, StoredEntry, StoredHeader, StoredRecord, Text, ValueView};
 pub use engine::{Engine, EngineOptions};
 pub use error::{
     OpenError, ReadError, StorageError, StreamError, SweepError, TableError, WriteError,

@@ -255,6 +255,26 @@ pub(crate) fn stored_record(bytes: fjall::Slice) -> Result<crate::StoredRecord, 
     Ok(crate::StoredRecord::from_change(&record))
 }
 
+/// A stored change record as [`crate::Engine::get_stored_records_of`] hands
+/// it out, with what it counts towards a read's 1 MB limit: a binary record
+/// whose kind `full` rejects as its header only (its stored length), any
+/// other record whole ([`stored_record`]; its `SizeBytes`).
+pub(crate) fn stored_entry(
+    bytes: fjall::Slice,
+    full: impl Fn(crate::EventName) -> bool,
+) -> Result<(u64, crate::StoredEntry), StorageError> {
+    if crate::codec::is_binary(&bytes)
+        && crate::codec::stored_event_name(&bytes).is_some_and(|kind| !full(kind))
+        && let Some(header) = crate::StoredHeader::parse(bytes.clone())
+            .map_err(|m| corrupt(STREAM, "change record", m))?
+    {
+        let len = u64::try_from(header.stored_len()).unwrap_or(u64::MAX);
+        return Ok((len, crate::StoredEntry::Header(header)));
+    }
+    let record = stored_record(bytes)?;
+    Ok((record.size_bytes(), crate::StoredEntry::Record(record)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,7 +11,7 @@
 //! Streams and Time to Live" (the `userIdentity` of TTL deletions).
 
 use serde_json::Value;
-use ttlstream_engine::{ChangeRecord, StoredRecord};
+use ttlstream_engine::{ChangeRecord, StoredHeader, StoredRecord};
 
 mod json;
 #[cfg(test)]
@@ -205,6 +205,30 @@ impl Record {
                     .to_string(),
                 stored.approximate_creation_date_time_millis(),
                 stored.is_ttl_delete(),
+                Vec::new(),
+            )
+        };
+        json::check_time(record.approximate_creation_millis).map_err(|m| record.error(m))?;
+        Ok(record)
+    }
+
+    /// [`Record::unmatched_from_stored`] of a record the engine read only
+    /// the header of ([`ttlstream_engine::Engine::get_stored_records_of`]):
+    /// the same record, with the same errors.
+    ///
+    /// # Errors
+    /// [`SourceError::Record`] when the record's time is out of range.
+    pub fn unmatched_from_header(header: &StoredHeader) -> Result<Self, SourceError> {
+        let record = Self {
+            unmatched: true,
+            ..Self::new(
+                header.table_name().to_string(),
+                // ASCII digits: from_utf8 never fails.
+                std::str::from_utf8(&header.sequence_number().decimal_digits())
+                    .unwrap_or_default()
+                    .to_string(),
+                header.approximate_creation_date_time_millis(),
+                header.is_ttl_delete(),
                 Vec::new(),
             )
         };

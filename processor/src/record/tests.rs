@@ -313,6 +313,16 @@ proptest! {
         prop_assert_eq!(&record.sequence_number, &case.sequence_number.to_string());
         prop_assert_eq!(&record.table_name, &case.table_name);
     }
+
+    /// A record the engine read only the header of becomes the same
+    /// unmatched record as when it was read whole, errors included.
+    #[test]
+    fn a_header_gives_the_whole_records_unmatched_record(case in changes()) {
+        let stored = StoredRecord::from_change(&case);
+        let whole = Record::unmatched_from_stored(&stored);
+        let header = Record::unmatched_from_header(&stored.header());
+        prop_assert_eq!(whole.map_err(|e| e.to_string()), header.map_err(|e| e.to_string()));
+    }
 }
 
 /// Filter files for the skip property, one route each: three whose patterns

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 use ttlstream_engine::{
-    Engine, EventName, SequenceNumber, Shard, StreamPosition, Sweeper, SweeperOptions,
+    Engine, EventName, SequenceNumber, Shard, StoredEntry, StreamPosition, Sweeper, SweeperOptions,
 };
 
 use super::{BoxFuture, ReadFrom, Source, StartingPosition};
@@ -312,24 +312,28 @@ impl ShardReader {
                 if want == 0 {
                     return Ok(out);
                 }
+                // Records no route matches are read as far as their header.
+                let routed =
+                    |kind: EventName| self.routed.as_ref().is_none_or(|r| r.contains(&kind));
                 let got = self
                     .engine
-                    .get_stored_records(&arn, &shard.shard_id, position, want)
+                    .get_stored_records_of(&arn, &shard.shard_id, position, want, routed)
                     .map_err(|e| self.stream_error(e))?;
                 let read = got.records.len();
                 // Grown once per read, not by doubling record by record.
                 out.reserve(read);
-                for stored in &got.records {
-                    let sequence_number = stored.sequence_number();
+                for entry in &got.records {
+                    let sequence_number = entry.sequence_number();
                     if until.is_some_and(|last| sequence_number > last) {
                         return Ok(out);
                     }
                     position = StreamPosition::AfterSequenceNumber(sequence_number);
-                    let routed = self.routed.as_ref();
-                    out.push(if routed.is_none_or(|r| r.contains(&stored.event_name())) {
-                        Record::from_stored(stored, &context)?
-                    } else {
-                        Record::unmatched_from_stored(stored)?
+                    out.push(match entry {
+                        StoredEntry::Record(stored) if routed(stored.event_name()) => {
+                            Record::from_stored(stored, &context)?
+                        }
+                        StoredEntry::Record(stored) => Record::unmatched_from_stored(stored)?,
+                        StoredEntry::Header(header) => Record::unmatched_from_header(header)?,
                     });
                 }
                 match got.next_position {

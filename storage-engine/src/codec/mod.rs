@@ -12,7 +12,10 @@ use crate::table::StreamViewType;
 use serde_dynamo::{AttributeValue, Item};
 use std::collections::HashMap;
 
+mod header;
 mod view;
+pub(crate) use header::stored_event_name;
+pub use header::{StoredEntry, StoredHeader};
 pub(crate) use view::is_binary;
 pub use view::{ItemView, ListView, StoredRecord, Text, ValueView};
 

@@ -8,6 +8,7 @@
 
 use std::ops::Range;
 
+use super::header::StoredHeader;
 use super::{
     B, BINARY_TAG, BOOL, BS, HAS_NEW, HAS_OLD, L, M, MAX_DEPTH, N, NS, NULL, OTHER_IDENTITY,
     Reader, S, SS, TTL_IDENTITY, decode_record, put_map,
@@ -218,6 +219,12 @@ impl StoredRecord {
         self.str(&self.table_name)
     }
 
+    /// This record's header, as [`crate::Engine::get_stored_records_of`]
+    /// hands out the records it does not read whole.
+    pub fn header(&self) -> StoredHeader {
+        StoredHeader::of(self, self.bytes.clone(), self.table_name.clone())
+    }
+
     /// The record's `SequenceNumber`.
     pub fn sequence_number(&self) -> SequenceNumber {
         self.sequence_number
@@ -290,7 +297,7 @@ impl StoredRecord {
 
 /// A length-prefixed UTF-8 string; returns where its bytes are in the
 /// record (`total`: the record's length).
-fn checked_str(r: &mut Reader<'_>, total: usize) -> Result<Range<usize>, String> {
+pub(super) fn checked_str(r: &mut Reader<'_>, total: usize) -> Result<Range<usize>, String> {
     let n = checked_text(r)?.len();
     let end = total - r.bytes.len();
     Ok(end - n..end)

@@ -9,12 +9,12 @@ use super::{
     GetRecordsOutput, MAX_GET_RECORDS, MAX_GET_RECORDS_BYTES, SequenceNumberRange, Shard,
     StreamDescription, StreamStatus, StreamSummary,
 };
-use crate::codec::StoredRecord;
+use crate::codec::{StoredEntry, StoredRecord};
 use crate::engine::Engine;
 use crate::error::StorageError;
 use crate::error::StreamError;
-use crate::storage::{decode_record, stored_record, stream_key};
-use crate::stream::{SequenceNumber, StreamPosition};
+use crate::storage::{decode_record, stored_entry, stored_record, stream_key};
+use crate::stream::{EventName, SequenceNumber, StreamPosition};
 use fjall::{Readable, Snapshot};
 
 /// A stream found by ARN, with the shards of its range.
@@ -193,6 +193,34 @@ impl Engine {
         self.read_shard(stream_arn, shard_id, position, limit, |bytes| {
             let record = stored_record(bytes)?;
             Ok((record.size_bytes(), record.sequence_number(), record))
+        })
+    }
+
+    /// [`Engine::get_stored_records`] for a reader that has no use for
+    /// records of some kinds: a record whose `eventName` `full` rejects
+    /// comes as its header ([`StoredEntry::Header`]: `SequenceNumber`,
+    /// time, kind, table, TTL deletion or not), checked as far as that and
+    /// no further, so a fault in its keys or images is not found; it counts
+    /// its stored length towards the 1 MB limit instead of its `SizeBytes`
+    /// (not computed), so a read can end at another record than
+    /// [`Engine::get_stored_records`]' would. Every other record comes whole
+    /// ([`StoredEntry::Record`]), as does one whose identity is not the TTL
+    /// service's. Same positions, record limit and errors.
+    ///
+    /// # Errors
+    ///
+    /// As [`Engine::get_records`].
+    pub fn get_stored_records_of(
+        &self,
+        stream_arn: &str,
+        shard_id: &str,
+        position: StreamPosition,
+        limit: usize,
+        full: impl Fn(EventName) -> bool,
+    ) -> Result<GetRecordsOutput<StoredEntry>, StreamError> {
+        self.read_shard(stream_arn, shard_id, position, limit, |bytes| {
+            let (size, entry) = stored_entry(bytes, &full)?;
+            Ok((size, entry.sequence_number(), entry))
         })
     }
 
