@@ -97,23 +97,28 @@ const MAX_DEPTH: usize = 512;
 /// ([`Buffers`] keeps them between events).
 pub(crate) struct Leaves<'a> {
     leaves: Vec<Leaf<'a>>,
-    /// Per path: its first and last leaf; `(NONE, NONE)` when no value was
-    /// found there, `(NONE, SEEN)` when values were but none is kept.
-    ends: Vec<(u32, u32)>,
+    /// Per path: its first and last leaf (`(NONE, NONE)` when no value was
+    /// found there, `(NONE, SEEN)` when values were but none is kept), and
+    /// the tests its leaves satisfy, ORed (a condition known by test bits
+    /// is met when these meet its mask).
+    ends: Vec<(u32, u32, u64)>,
     /// Every leaf's array trail, back to back.
     trails: Trail,
     next_array: u32,
     /// The byte walk's own buffers, kept for the next event.
-    pub(crate) spare: (Trail, Vec<usize>),
+    pub(crate) spare: Spare,
 }
+
+/// The byte walk's own buffers: its array trail and its open objects.
+pub(crate) type Spare = (Trail, Vec<usize>);
 
 /// Buffers of one event's [`Leaves`], kept for the next event's.
 #[derive(Default)]
 pub(crate) struct Buffers {
     leaves: Vec<Leaf<'static>>,
-    ends: Vec<(u32, u32)>,
+    ends: Vec<(u32, u32, u64)>,
     trails: Trail,
-    spare: (Trail, Vec<usize>),
+    spare: Spare,
 }
 
 /// `vec` emptied and retyped for another lifetime; an empty `Vec`'s buffer is
@@ -128,19 +133,18 @@ fn recycle<'b>(mut vec: Vec<Leaf<'_>>) -> Vec<Leaf<'b>> {
 
 impl<'a> Leaves<'a> {
     pub(crate) fn new(paths: usize) -> Self {
-        Self::reuse(paths, Buffers::default())
+        Self::reuse(paths, &mut Buffers::default())
     }
 
-    /// Empty leaves for `paths` paths in `buffers`' storage.
-    pub(crate) fn reuse(paths: usize, buffers: Buffers) -> Self {
-        let Buffers {
-            leaves,
-            mut ends,
-            mut trails,
-            mut spare,
-        } = buffers;
+    /// Empty leaves for `paths` paths in `buffers`' storage (taken field by
+    /// field: moving the whole of `Buffers` costs a `memcpy` call).
+    pub(crate) fn reuse(paths: usize, buffers: &mut Buffers) -> Self {
+        let leaves = std::mem::take(&mut buffers.leaves);
+        let mut ends = std::mem::take(&mut buffers.ends);
+        let mut trails = std::mem::take(&mut buffers.trails);
+        let mut spare = std::mem::take(&mut buffers.spare);
         ends.clear();
-        ends.resize(paths, (NONE, NONE));
+        ends.resize(paths, (NONE, NONE, 0));
         trails.clear();
         spare.0.clear();
         spare.1.clear();
@@ -153,14 +157,12 @@ impl<'a> Leaves<'a> {
         }
     }
 
-    /// The storage, for [`Leaves::reuse`].
-    pub(crate) fn into_buffers(self) -> Buffers {
-        Buffers {
-            leaves: recycle(self.leaves),
-            ends: self.ends,
-            trails: self.trails,
-            spare: self.spare,
-        }
+    /// Give the storage back to `buffers`, for [`Leaves::reuse`].
+    pub(crate) fn restore(self, buffers: &mut Buffers) {
+        buffers.leaves = recycle(self.leaves);
+        buffers.ends = self.ends;
+        buffers.trails = self.trails;
+        buffers.spare = self.spare;
     }
 
     /// The leaves at `path`, in event order.
@@ -179,9 +181,18 @@ impl<'a> Leaves<'a> {
         self.leaves.into_iter().map(|l| l.value).collect()
     }
 
+    /// The tests that some value kept at `path` satisfies (bits as in
+    /// [`Leaf::tests`], ORed over its leaves).
+    #[inline]
+    pub(crate) fn tests_at(&self, path: usize) -> u64 {
+        self.ends.get(path).map_or(0, |e| e.2)
+    }
+
     /// Whether some value was found at `path` (kept or not).
     pub(crate) fn any_at(&self, path: usize) -> bool {
-        self.ends.get(path).is_some_and(|e| *e != (NONE, NONE))
+        self.ends
+            .get(path)
+            .is_some_and(|e| (e.0, e.1) != (NONE, NONE))
     }
 
     /// Note that a value no test at `path` accepts was found there: it
@@ -239,6 +250,7 @@ impl<'a> Leaves<'a> {
             last.next = index;
         }
         ends.1 = index;
+        ends.2 |= tests;
     }
 }
 

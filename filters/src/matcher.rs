@@ -5,7 +5,7 @@ use serde_json::Value;
 use crate::compile::{Condition, PathId, PathTrie, compile};
 use crate::consistency::{Candidate, satisfiable};
 use crate::error::EventError;
-use std::cell::Cell;
+use std::cell::RefCell;
 
 use crate::event::{Buffers, Leaf, Leaves, collect_value};
 use crate::pattern::Pattern;
@@ -222,23 +222,32 @@ impl<Id: Clone + PartialEq> Matcher<Id> {
     /// Scan with this thread's buffers from the last event (then keep them again).
     fn scan(&self, event_json: &[u8], check: Check) -> Result<Vec<Id>, EventError> {
         thread_local! {
-            static BUFFERS: Cell<Buffers> = Cell::default();
+            static BUFFERS: RefCell<Buffers> = RefCell::default();
         }
-        let leaves = Leaves::reuse(self.trie.path_count(), BUFFERS.take());
-        let leaves = collect_bytes(event_json, &self.trie, check, leaves)?;
-        let ids = self.select(&leaves);
-        BUFFERS.set(leaves.into_buffers());
-        Ok(ids)
+        BUFFERS.with(|cell| {
+            // Borrowed in place (moving the buffers in and out costs two
+            // `memcpy` calls); fresh ones if this thread's are in use.
+            let (mut borrowed, mut own) = (cell.try_borrow_mut(), None);
+            let buffers = match borrowed.as_deref_mut() {
+                Ok(buffers) => buffers,
+                Err(_) => own.insert(Buffers::default()),
+            };
+            let mut leaves = Leaves::reuse(self.trie.path_count(), buffers);
+            let found = collect_bytes(event_json, &self.trie, check, &mut leaves);
+            let ids = found.map(|()| self.select(&leaves));
+            leaves.restore(buffers);
+            ids
+        })
     }
 
     fn select(&self, leaves: &Leaves<'_>) -> Vec<Id> {
         if self.ids.len() <= 64 {
             // The common case: a bit per id, no allocation unless something matches.
             let mut hit: u64 = 0;
+            // A simple rule is met when some leaf at its path satisfies one
+            // of its tests: by the tests of the path's leaves ORed.
             for &(index, path, mask) in &self.simple {
-                if hit & (1 << index) == 0 && leaves.at(path).any(|leaf| leaf.tests & mask != 0) {
-                    hit |= 1 << index;
-                }
+                hit |= u64::from(leaves.tests_at(path) & mask != 0) << index;
             }
             for &rule in &self.complex {
                 let Some((index, branches)) = self.rules.get(rule) else {
@@ -281,6 +290,12 @@ fn branch_matches(branch: &[Condition], leaves: &Leaves<'_>) -> bool {
             if condition.absent_ok {
                 continue;
             }
+            return false;
+        }
+        if condition
+            .mask
+            .is_some_and(|mask| leaves.tests_at(condition.path) & mask == 0)
+        {
             return false;
         }
         let mut at = leaves.at(condition.path);

@@ -49,8 +49,8 @@ pub(crate) fn collect_bytes<'a>(
     bytes: &'a [u8],
     trie: &PathTrie,
     check: Check,
-    mut leaves: Leaves<'a>,
-) -> Result<Leaves<'a>, EventError> {
+    leaves: &mut Leaves<'a>,
+) -> Result<(), EventError> {
     let (trail, open) = std::mem::take(&mut leaves.spare);
     let mut walk = Walk {
         trie,
@@ -76,7 +76,8 @@ pub(crate) fn collect_bytes<'a>(
         _ => Some(walk.skip()?),
     };
     if walk.stopped {
-        return Ok(walk.finish());
+        walk.finish();
+        return Ok(());
     }
     walk.lex.skip_ws();
     if walk.lex.peek().is_some() {
@@ -84,15 +85,18 @@ pub(crate) fn collect_bytes<'a>(
     }
     match found {
         Some(found) => Err(EventError::NotAnObject { found }),
-        None => Ok(walk.finish()),
+        None => {
+            walk.finish();
+            Ok(())
+        }
     }
 }
 
 /// The walk's state: where it is in the bytes, what it found so far.
-struct Walk<'t, 'a> {
+struct Walk<'t, 'l, 'a> {
     trie: &'t PathTrie,
     lex: Lexer<'a>,
-    leaves: Leaves<'a>,
+    leaves: &'l mut Leaves<'a>,
     trail: Trail,
     check: Check,
     /// Trie nodes of the objects the walk is inside, outermost first.
@@ -109,11 +113,10 @@ struct Walk<'t, 'a> {
     classifier: Option<Classifier>,
 }
 
-impl<'a> Walk<'_, 'a> {
+impl<'a> Walk<'_, '_, 'a> {
     /// The leaves found, holding the walk's buffers for the next event.
-    fn finish(mut self) -> Leaves<'a> {
+    fn finish(self) {
         self.leaves.spare = (self.trail, self.open);
-        self.leaves
     }
 
     /// Record `value` if trie `node` is a path some pattern matches values at.

@@ -14,8 +14,8 @@ fn values<'a>(pattern: &str, event: &'a [u8]) -> Result<Vec<Scalar<'a>>, EventEr
         });
     }
     trie.finish();
-    let leaves = Leaves::new(trie.path_count());
-    let leaves = collect_bytes(event, &trie, Check::Strict, leaves)?;
+    let mut leaves = Leaves::new(trie.path_count());
+    collect_bytes(event, &trie, Check::Strict, &mut leaves)?;
     Ok(leaves.into_values())
 }
 
