@@ -14,15 +14,16 @@
 
 use crate::quotes::{Anchors, Seen, each_quote};
 
-/// What [`Anchored::first_after`] found first.
+/// How [`Anchored::each_after`] ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum First {
-    /// A literal, by its index, right after the `"` at `quote`.
-    Literal { quote: usize, index: usize },
-    /// A `\` at this position.
+pub(crate) enum After {
+    /// The callback asked to stop at the literal after the `"` at this position.
+    Stopped(usize),
+    /// A `\` at this position (quotes in the 64 bytes before it may not
+    /// have been looked at).
     Backslash(usize),
-    /// Neither.
-    None,
+    /// Every literal to the end of the bytes was given, and there is no `\`.
+    End,
 }
 
 /// The literals, by the quote they are anchored at.
@@ -170,28 +171,28 @@ impl Anchored {
         each_quote(bytes, &self.anchors, |quote| self.at_quote(bytes, quote)) == Seen::End
     }
 
-    /// The first quote at or after `from` that a literal of `after` starts
-    /// right after (its position, and the literal's index in `after`),
-    /// unless a `\` at or after `from` is met first (its position; quotes
-    /// in the 64 bytes before it may not have been looked at), or neither
-    /// (`None`). Literals of `before` are not looked for.
-    pub(crate) fn first_after(&self, bytes: &[u8], from: usize) -> First {
+    /// Gives `found` each quote at or after `from` that a literal of
+    /// `after` starts right after (its position, and the literal's index in
+    /// `after`), in order, until it returns `true` or a `\` at or after
+    /// `from` is met (quotes in the 64 bytes before the `\` may not have
+    /// been given). Literals of `before` are not looked for.
+    pub(crate) fn each_after(
+        &self,
+        bytes: &[u8],
+        from: usize,
+        mut found: impl FnMut(usize, usize) -> bool,
+    ) -> After {
         let rest = bytes.get(from..).unwrap_or_default();
-        let mut index = 0;
         let at_quote = |quote: usize| {
             let after = quote + 1;
-            let found = rest
-                .get(after)
-                .and_then(|&first| (self.after.group(first).iter()).find(|l| l.is_at(rest, after)));
-            found.inspect(|l| index = l.index).is_some()
+            rest.get(after)
+                .and_then(|&first| (self.after.group(first).iter()).find(|l| l.is_at(rest, after)))
+                .is_some_and(|l| found(from + quote, l.index))
         };
         match each_quote(rest, &self.anchors, at_quote) {
-            Seen::Stopped(quote) => First::Literal {
-                quote: from + quote,
-                index,
-            },
-            Seen::Backslash(at) => First::Backslash(from + at),
-            Seen::End => First::None,
+            Seen::Stopped(quote) => After::Stopped(from + quote),
+            Seen::Backslash(at) => After::Backslash(from + at),
+            Seen::End => After::End,
         }
     }
 

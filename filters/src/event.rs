@@ -109,8 +109,9 @@ pub(crate) struct Leaves<'a> {
     pub(crate) spare: Spare,
 }
 
-/// The byte walk's own buffers: its array trail and its open objects.
-pub(crate) type Spare = (Trail, Vec<usize>);
+/// The byte walk's own buffers: its array trail, its open objects, and the
+/// look-ahead's quoted names.
+pub(crate) type Spare = (Trail, Vec<usize>, Vec<(usize, u32)>);
 
 /// Buffers of one event's [`Leaves`], kept for the next event's.
 #[derive(Default)]
@@ -148,6 +149,7 @@ impl<'a> Leaves<'a> {
         trails.clear();
         spare.0.clear();
         spare.1.clear();
+        spare.2.clear();
         Self {
             leaves: recycle(leaves),
             ends,

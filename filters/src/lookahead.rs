@@ -9,12 +9,16 @@
 //! for as the prefilter looks for its literals ([`crate::anchored`]: quote
 //! and backslash bit masks 64 bytes at a time, names compared only at the
 //! quotes whose next bytes could begin one), in one pass that also stops at
-//! a `\`; each next hit is remembered until the walk passes it. This
-//! replaced an `aho-corasick` "Teddy" search for the names plus a `memchr`
+//! a `\`. The first question scans the rest of the event once and keeps
+//! every quoted name it meets with its position (up to [`HITS`]; then, or
+//! past a `\`, the scan resumes when the walk gets there), and the walk's
+//! later questions are answered from that list: one scan per event where
+//! there was one per object member (six on a city-lots feature). The mask
+//! search replaced an `aho-corasick` "Teddy" search for the names plus a `memchr`
 //! for `\`: two passes, each about a cycle per byte where the quote masks
 //! skip a polygon's coordinates at a few instructions per 64 bytes.
 
-use crate::anchored::{Anchored, First};
+use crate::anchored::{After, Anchored};
 
 /// The field names of a [`crate::compile::PathTrie`], and a searcher for
 /// them, quoted.
@@ -53,71 +57,111 @@ impl Names {
         self.searcher = Some(Box::new(Anchored::new(&quoted, &[])));
     }
 
-    /// The first quoted name at or after `from` (its opening quote's
-    /// position and its name id), or the first `\` if that comes first;
+    /// The quoted names at or after `from` into `scan` (see [`Lookahead`]);
     /// `Err` before [`Names::finish`].
-    fn find(&self, bytes: &[u8], from: usize) -> Result<Option<(usize, Next)>, ()> {
+    fn scan(&self, bytes: &[u8], from: usize, scan: &mut Lookahead) -> Result<(), ()> {
         let searcher = self.searcher.as_ref().ok_or(())?;
-        Ok(match searcher.first_after(bytes, from) {
-            First::Literal { quote, index } => {
-                let name = self.literal_names.get(index).copied();
-                Some((quote, Next::Name(name.unwrap_or(u32::MAX))))
-            }
-            First::Backslash(at) => Some((at, Next::Backslash)),
-            First::None => None,
-        })
+        let hits = &mut scan.hits;
+        hits.clear();
+        let ended = searcher.each_after(bytes, from, |quote, index| {
+            let name = self.literal_names.get(index).copied();
+            hits.push((quote, name.unwrap_or(u32::MAX)));
+            hits.len() == HITS
+        });
+        scan.from = from;
+        scan.cursor = 0;
+        scan.beyond = match ended {
+            After::Stopped(quote) => Beyond::Full(quote + 1),
+            After::Backslash(at) => Beyond::Backslash(at),
+            After::End => Beyond::Nothing,
+        };
+        Ok(())
     }
 }
 
-/// What comes next in an event's bytes.
+/// The most quoted names one scan keeps (a city-lots feature holds six of
+/// the mixed set's).
+const HITS: usize = 32;
+
+/// What lies after the last hit of a [`Lookahead`]'s scan.
 #[derive(Clone, Copy)]
-enum Next {
-    /// A quoted name, by id.
-    Name(u32),
-    /// A `\`.
-    Backslash,
+enum Beyond {
+    /// Nothing: no quoted name and no `\` to the end of the bytes.
+    Nothing,
+    /// A `\` at this position, and no quoted name between the last hit and
+    /// it (quoted names after it not looked for).
+    Backslash(usize),
+    /// The hits are full; the bytes from this position were not looked at.
+    Full(usize),
 }
 
-/// A remembered search: the first hit at or after `from` (`None`: no hit
-/// from `from` to the end).
-#[derive(Clone, Copy)]
-struct Hit<T> {
-    from: usize,
-    hit: Option<(usize, T)>,
-}
-
-impl<T: Copy> Hit<T> {
-    const UNKNOWN: Self = Self {
-        from: usize::MAX,
-        hit: None,
-    };
-
-    /// Whether the remembered answer holds for a search from `pos`.
-    fn holds(&self, pos: usize) -> bool {
-        self.from <= pos && self.hit.is_none_or(|(at, _)| at >= pos)
-    }
-}
-
-/// Per-event search state.
+/// Per-event search state: the quoted names ahead, found by one scan of
+/// the rest of the event (quote masks, 64 bytes at a time) and answered
+/// from as the walk moves on, rather than one search per object member.
 pub(crate) struct Lookahead {
-    next: Hit<Next>,
+    /// Where the last scan started (`usize::MAX` before the first).
+    from: usize,
+    /// Every quoted name from `from` on, in order, up to `beyond`: its opening
+    /// quote and its name id.
+    hits: Vec<(usize, u32)>,
+    /// The first hit not before the walk's last position.
+    cursor: usize,
+    beyond: Beyond,
 }
 
 impl Default for Lookahead {
     fn default() -> Self {
-        Self { next: Hit::UNKNOWN }
+        Self::new(Vec::new())
     }
 }
 
 impl Lookahead {
-    /// The opening quote of the next quoted name at or after `pos`, when the
-    /// last search found it from at or before `pos`: between `pos` and it
-    /// lie no `\` and no quoted name of any field (whether wanted or not).
-    pub(crate) fn name_at(&self, pos: usize) -> Option<usize> {
-        match self.next.hit {
-            Some((at, Next::Name(_))) if self.next.holds(pos) => Some(at),
-            _ => None,
+    /// A fresh search state, its hits kept in `hits` (a buffer from
+    /// [`Lookahead::into_buffer`], emptied).
+    pub(crate) fn new(mut hits: Vec<(usize, u32)>) -> Self {
+        hits.clear();
+        Self {
+            from: usize::MAX,
+            hits,
+            cursor: 0,
+            beyond: Beyond::Nothing,
         }
+    }
+
+    /// The hits' buffer, for the next event's [`Lookahead::new`].
+    pub(crate) fn into_buffer(self) -> Vec<(usize, u32)> {
+        self.hits
+    }
+
+    /// The index of the first hit at or after `pos` (`hits.len()` for
+    /// none), from the cursor on (`pos` not before the cursor's last
+    /// position).
+    #[inline]
+    fn first_from(&self, pos: usize) -> usize {
+        let mut i = self.cursor;
+        while self.hits.get(i).is_some_and(|&(at, _)| at < pos) {
+            i += 1;
+        }
+        i
+    }
+
+    /// The opening quote of the next quoted name at or after `pos`, when the
+    /// last scan found it from at or before `pos`: between `pos` and it
+    /// lie no `\` and no quoted name of any field (whether wanted or not).
+    #[inline]
+    pub(crate) fn name_at(&self, pos: usize) -> Option<usize> {
+        if self.from > pos || self.went_back(pos) {
+            return None;
+        }
+        self.hits.get(self.first_from(pos)).map(|&(at, _)| at)
+    }
+
+    /// Whether `pos` lies at or before the hit before the cursor.
+    #[inline]
+    fn went_back(&self, pos: usize) -> bool {
+        (self.cursor.checked_sub(1))
+            .and_then(|last| self.hits.get(last))
+            .is_some_and(|&(at, _)| at >= pos)
     }
 
     /// Whether, at or after `pos`, `bytes` hold a `\` or a quoted name for
@@ -126,22 +170,31 @@ impl Lookahead {
         &mut self,
         names: &Names,
         bytes: &[u8],
-        mut pos: usize,
+        pos: usize,
         wanted: impl Fn(u32) -> bool,
     ) -> bool {
+        if self.went_back(pos) {
+            self.cursor = 0;
+        }
+        if self.from > pos && names.scan(bytes, pos, self).is_err() {
+            return true;
+        }
         loop {
-            if !self.next.holds(pos) {
-                let Ok(hit) = names.find(bytes, pos) else {
-                    return true;
-                };
-                self.next = Hit { from: pos, hit };
+            self.cursor = self.first_from(pos);
+            if (self.hits.get(self.cursor..).unwrap_or_default().iter())
+                .any(|&(_, name)| wanted(name))
+            {
+                return true;
             }
-            match self.next.hit {
-                None => return false,
-                // At or after `pos`: the remembered hit is not before it.
-                Some((_, Next::Backslash)) => return true,
-                Some((_, Next::Name(name))) if wanted(name) => return true,
-                Some((at, Next::Name(_))) => pos = at + 1,
+            let from = match self.beyond {
+                Beyond::Nothing => return false,
+                // At or after `pos`: it counts whatever the names.
+                Beyond::Backslash(at) if at >= pos => return true,
+                Beyond::Backslash(_) => pos,
+                Beyond::Full(resume) => resume.max(pos),
+            };
+            if names.scan(bytes, from, self).is_err() {
+                return true;
             }
         }
     }
@@ -181,7 +234,62 @@ mod tests {
         (names, bytes, positions)
     }
 
+    /// The opening quote of the first quoted name of `names` at or after
+    /// `pos`, when no `\\` comes before it.
+    fn next_name_by_definition(names: &[(&str, bool)], bytes: &[u8], pos: usize) -> Option<usize> {
+        let rest = bytes.get(pos..).unwrap_or_default();
+        let q = (0..rest.len()).find(|&q| {
+            rest[q] == b'\\'
+                || rest[q] == b'"'
+                    && names.iter().any(|&(name, _)| {
+                        !name.contains('"')
+                            && rest[q + 1..].starts_with(format!("{name}\"").as_bytes())
+                    })
+        })?;
+        (rest[q] == b'"').then_some(pos + q)
+    }
+
+    /// Events dense with quoted names: more than one scan keeps.
+    fn dense_case() -> impl Strategy<Value = (Vec<(&'static str, bool)>, Vec<u8>, Vec<usize>)> {
+        const WORDS: &[&str] = &["a", "ab", "\"a\"", "\"ab\"", "\"b\":", "\"", ":"];
+        let names = prop::collection::vec((prop::sample::select(&WORDS[..2]), any::<bool>()), 1..3);
+        // At most one `\\` (a scan ends at one).
+        let bytes = (
+            prop::collection::vec(prop::sample::select(WORDS), 0..200),
+            any::<Option<usize>>(),
+        )
+            .prop_map(|(mut words, backslash)| {
+                if let Some(at) = backslash {
+                    words.insert(at % (words.len() + 1), "\\");
+                }
+                words.concat().into_bytes()
+            });
+        let positions = prop::collection::vec(0..800usize, 1..12);
+        (names, bytes, positions)
+    }
+
     proptest! {
+        /// With more quoted names than one scan keeps (and `\\`s among
+        /// them), asked at increasing positions: every answer as the
+        /// definition, and each next name the walk is told of the first
+        /// one ahead.
+        #[test]
+        fn answers_as_the_definition_past_a_full_scan((pairs, bytes, mut positions) in dense_case()) {
+            let mut names = Names::default();
+            let ids: Vec<u32> = pairs.iter().map(|&(name, _)| names.intern(name)).collect();
+            names.finish();
+            let wanted = |id: u32| ids.iter().zip(&pairs).any(|(&i, &(_, w))| i == id && w);
+            positions.sort_unstable();
+            let mut walk = Lookahead::default();
+            for &pos in &positions {
+                let want = ahead_by_definition(&pairs, &bytes, pos);
+                prop_assert_eq!(walk.ahead(&names, &bytes, pos, wanted), want, "at {}", pos);
+                if let Some(at) = walk.name_at(pos) {
+                    prop_assert_eq!(Some(at), next_name_by_definition(&pairs, &bytes, pos), "next after {}", pos);
+                }
+            }
+        }
+
         /// The quote-mask search answers as the definition, asked at
         /// increasing positions (as the walk asks, the remembered hit
         /// reused) and afresh.

@@ -51,7 +51,7 @@ pub(crate) fn collect_bytes<'a>(
     check: Check,
     leaves: &mut Leaves<'a>,
 ) -> Result<(), EventError> {
-    let (trail, open) = std::mem::take(&mut leaves.spare);
+    let (trail, open, hits) = std::mem::take(&mut leaves.spare);
     let mut walk = Walk {
         trie,
         lex: Lexer::new(bytes),
@@ -60,7 +60,7 @@ pub(crate) fn collect_bytes<'a>(
         check,
         open,
         wanted_arrays: 0,
-        ahead: Lookahead::default(),
+        ahead: Lookahead::new(hits),
         stopped: false,
         // An event that does not end with `}` is malformed: read it all, so
         // that the walk finds the fault and reports where it is.
@@ -116,7 +116,7 @@ struct Walk<'t, 'l, 'a> {
 impl<'a> Walk<'_, '_, 'a> {
     /// The leaves found, holding the walk's buffers for the next event.
     fn finish(self) {
-        self.leaves.spare = (self.trail, self.open);
+        self.leaves.spare = (self.trail, self.open, self.ahead.into_buffer());
     }
 
     /// Record `value` if trie `node` is a path some pattern matches values at.
