@@ -4,6 +4,7 @@
 use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::path::Path;
+use std::sync::Mutex;
 
 use ttlstream_filters::{Dialect, Matcher, Pattern, parse_filter_file_with};
 
@@ -39,6 +40,12 @@ pub struct Router {
     /// pattern names: a record with [`Record::members`] is matched as an
     /// object of only these. `None` when the patterns name them all.
     named_members: Option<Vec<usize>>,
+    /// The last object of named members matched and the routes it matched
+    /// (empty bytes: none yet). Records of one kind carry the same named
+    /// members: every TTL deletion's `eventName` and `userIdentity` are the
+    /// same bytes, so a run of them is matched once, and the matcher, a
+    /// function of the bytes alone, would decide the same each time.
+    last_named: Mutex<(Vec<u8>, Vec<usize>)>,
 }
 
 /// Reads a filter file (bare pattern or Lambda `FilterCriteria`).
@@ -102,6 +109,7 @@ impl Router {
             unfiltered,
             event_names,
             named_members,
+            last_named: Mutex::new((Vec::new(), Vec::new())),
         }
     }
 
@@ -144,13 +152,34 @@ impl Router {
                     object.extend_from_slice(member);
                 }
                 object.push(b'}');
-                self.matcher.matches(object)
+                self.matches_named(object)
             })?,
             _ => self.matcher.matches(&record.json)?,
         };
         matched.extend(self.unfiltered.iter().copied());
         matched.sort_unstable();
         matched.dedup();
+        Ok(matched)
+    }
+
+    /// [`Matcher::matches`] of an object of named members, or the routes
+    /// of the last object matched when `object` is the same bytes; keeps
+    /// `object`'s bytes as the last one (the caller's buffer gets the
+    /// previous one's allocation back).
+    fn matches_named(
+        &self,
+        object: &mut Vec<u8>,
+    ) -> Result<Vec<usize>, ttlstream_filters::EventError> {
+        let mut last = self
+            .last_named
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if !last.0.is_empty() && last.0 == *object {
+            return Ok(last.1.clone());
+        }
+        let matched = self.matcher.matches(object)?;
+        std::mem::swap(&mut last.0, object);
+        last.1.clone_from(&matched);
         Ok(matched)
     }
 

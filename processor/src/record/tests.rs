@@ -415,3 +415,31 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// A router that remembers its last object of named members routes a
+    /// run of records (repeats among them, as a stream's TTL deletions
+    /// repeat their `eventName` and `userIdentity`) as a fresh router per
+    /// record does.
+    #[test]
+    fn remembered_matches_route_as_fresh_ones(
+        cases in proptest::collection::vec(changes(), 1..4),
+        order in proptest::collection::vec(0usize..4, 1..12),
+        chosen in proptest::sample::subsequence(vec![0usize, 1, 2, 3, 4, 5], 1..4),
+    ) {
+        let records: Vec<Record> = cases
+            .iter()
+            .map(|case| Record::from_stored(&StoredRecord::from_change(case), &context()).expect("record"))
+            .collect();
+        let remembering = router(&chosen);
+        for i in order {
+            let record = &records[i % records.len()];
+            prop_assert_eq!(
+                remembering.route(record).expect("route"),
+                router(&chosen).route(record).expect("route")
+            );
+        }
+    }
+}
