@@ -14,6 +14,7 @@ use crate::number;
 use crate::pattern::{
     AnythingBut, FieldPattern, Literal, NumericRange, ObjectPattern, Pattern, ValuePattern,
 };
+use crate::strings::StringTests;
 use crate::wildcard::Wildcard;
 
 /// Index of an interned field path.
@@ -61,6 +62,8 @@ pub(crate) struct TrieNode {
     /// `integer_texts` as a [`Gate`], unless `combined`; see
     /// [`TrieNode::gate`].
     gate: Option<Gate>,
+    /// The string tests answered together, for [`TrieNode::matching_tests`].
+    strings: Option<Box<StringTests>>,
 }
 
 /// An integer part as written (`-122`, `0`, `-0`: sign and digits, at most
@@ -112,6 +115,13 @@ impl TrieNode {
             return (self.test_ranges.iter().enumerate()).fold(0, |bits, (i, &(low, high))| {
                 bits | u64::from(low <= k && k <= high) << i
             });
+        }
+        if let (Scalar::String(text), Some(strings)) = (value, &self.strings)
+            && let Some(bits) = strings.matching(text, |i| {
+                (self.tests.get(i)).is_some_and(|test| test.matches_inline(value))
+            })
+        {
+            return bits;
         }
         self.tests.iter().enumerate().fold(0, |bits, (i, test)| {
             bits | u64::from(test.matches_inline(value)) << i
@@ -371,6 +381,7 @@ impl PathTrie {
     /// Build the name searcher; call after the last pattern is compiled in.
     pub(crate) fn finish(&mut self) {
         for node in &mut self.nodes {
+            node.strings = StringTests::new(&node.tests).map(Box::new);
             node.number_ranges = number_ranges(&node.tests);
             node.test_ranges = node
                 .number_ranges

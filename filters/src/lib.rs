@@ -95,6 +95,7 @@ mod quotes;
 mod required;
 mod scan;
 mod skim;
+mod strings;
 mod wildcard;
 
 pub use criteria::{parse_filter_file, parse_filter_file_with, parse_filter_file_with_limits};

@@ -1,0 +1,361 @@
+//! The string tests at one path answered together, for
+//! [`crate::compile::TrieNode::matching_tests`]: a string value looks up its
+//! own length among the exact strings (and, lower-cased, among the
+//! `equals-ignore-case` operands) instead of running each test, so a value
+//! that matches nothing costs a few word compares.
+//!
+//! Each kind keeps the semantics of [`Test::matches`]: an exact string and a
+//! prefix compare bytes; `equals-ignore-case` compares an ASCII value's bytes
+//! lower-cased with the lower-cased operand (a value with other characters
+//! is left to the tests one by one); `anything-but` a list of strings holds
+//! for every string but those; `exists` for every string; tests no string
+//! can satisfy (numbers, `null`, booleans) give nothing, and every other
+//! kind runs as before.
+
+use crate::compile::Test;
+use crate::lex::splat;
+
+/// Byte strings of one kind, by length; each with the test bits a value
+/// equal to it sets and clears.
+#[derive(Debug, Clone, Default)]
+struct Entries {
+    /// Sorted by length.
+    list: Vec<Entry>,
+    /// For each length up to the longest, the range of `list` with it.
+    by_len: Vec<(u16, u16)>,
+}
+
+#[derive(Debug, Clone)]
+struct Entry {
+    bytes: Box<[u8]>,
+    words: Words,
+    set: u64,
+    clear: u64,
+}
+
+/// A byte string's first eight bytes and last eight (zeros past its end):
+/// most strings are told apart by these two words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Words {
+    head: u64,
+    tail: u64,
+}
+
+impl Words {
+    #[inline]
+    fn of(bytes: &[u8]) -> Self {
+        let n = bytes.len();
+        if let (Some(head), Some(tail)) = (bytes.first_chunk::<8>(), bytes.last_chunk::<8>()) {
+            return Self {
+                head: u64::from_le_bytes(*head),
+                tail: u64::from_le_bytes(*tail),
+            };
+        }
+        // Shorter: two overlapping loads (their common bytes are the same),
+        // not a copy of unknown length (a `memcpy` call).
+        let word = if let (Some(low), Some(high)) =
+            (bytes.first_chunk::<4>(), bytes.last_chunk::<4>())
+        {
+            u64::from(u32::from_le_bytes(*low))
+                | u64::from(u32::from_le_bytes(*high)) << (8 * (n - 4))
+        } else if let (Some(low), Some(high)) = (bytes.first_chunk::<2>(), bytes.last_chunk::<2>())
+        {
+            u64::from(u16::from_le_bytes(*low))
+                | u64::from(u16::from_le_bytes(*high)) << (8 * (n - 2))
+        } else {
+            bytes.first().map_or(0, |&b| u64::from(b))
+        };
+        Self {
+            head: word,
+            tail: word,
+        }
+    }
+
+    /// Both words with ASCII upper-case letters lower-cased (the bytes
+    /// must be ASCII: no carry leaves a byte).
+    #[inline]
+    fn folded(self) -> Self {
+        let fold = |word: u64| {
+            let at_least_a = word.wrapping_add(splat(0x80 - b'A'));
+            let past_z = word.wrapping_add(splat(0x80 - b'Z' - 1));
+            word | ((at_least_a & !past_z & splat(0x80)) >> 2)
+        };
+        Self {
+            head: fold(self.head),
+            tail: fold(self.tail),
+        }
+    }
+
+    /// Whether the bytes they came from are ASCII, for at most 16 bytes.
+    #[inline]
+    fn ascii(self) -> bool {
+        (self.head | self.tail) & splat(0x80) == 0
+    }
+}
+
+impl Entries {
+    fn add(&mut self, bytes: &[u8], set: u64, clear: u64) {
+        if let Some(entry) = self.list.iter_mut().find(|e| *e.bytes == *bytes) {
+            entry.set |= set;
+            entry.clear |= clear;
+            return;
+        }
+        self.list.push(Entry {
+            bytes: bytes.into(),
+            words: Words::of(bytes),
+            set,
+            clear,
+        });
+    }
+
+    fn finish(&mut self) {
+        self.list.sort_by_key(|e| e.bytes.len());
+        let longest = self.list.last().map_or(0, |e| e.bytes.len());
+        self.by_len = (0..=longest)
+            .map(|len| {
+                let start = self.list.partition_point(|e| e.bytes.len() < len);
+                let end = self.list.partition_point(|e| e.bytes.len() <= len);
+                (
+                    u16::try_from(start).unwrap_or(0),
+                    u16::try_from(end).unwrap_or(0),
+                )
+            })
+            .collect();
+    }
+
+    /// The entries as long as `len` bytes.
+    #[inline]
+    fn of_len(&self, len: usize) -> &[Entry] {
+        match self.by_len.get(len) {
+            Some(&(start, end)) => self
+                .list
+                .get(usize::from(start)..usize::from(end))
+                .unwrap_or_default(),
+            None => &[],
+        }
+    }
+}
+
+/// The string tests of one path (at most 64, one bit each).
+#[derive(Debug, Clone)]
+pub(crate) struct StringTests {
+    /// Tests every string satisfies, unless an exact entry clears them.
+    default: u64,
+    exact: Entries,
+    /// `equals-ignore-case` operands (lower-cased).
+    folded: Entries,
+    prefixes: Vec<Prefix>,
+    /// The tests of other kinds, run one by one.
+    rest: u64,
+}
+
+/// A prefix and its test bit.
+#[derive(Debug, Clone)]
+struct Prefix {
+    bytes: Box<[u8]>,
+    /// Up to 8 bytes: their word, and the mask of its bytes.
+    head: u64,
+    mask: u64,
+    bit: u64,
+}
+
+impl Prefix {
+    fn new(bytes: &[u8], bit: u64) -> Self {
+        let mask = match bytes.len() {
+            0 => 0,
+            n @ 1..8 => (1u64 << (8 * n)) - 1,
+            _ => u64::MAX,
+        };
+        Self {
+            bytes: bytes.into(),
+            head: Words::of(bytes).head & mask,
+            mask,
+            bit,
+        }
+    }
+
+    /// Whether `bytes` (whose first word is `head`) start with it.
+    #[inline]
+    fn starts(&self, bytes: &[u8], head: u64) -> bool {
+        if self.bytes.len() <= 8 {
+            bytes.len() >= self.bytes.len() && head & self.mask == self.head
+        } else {
+            bytes.starts_with(&self.bytes)
+        }
+    }
+}
+
+/// Whether `bytes` equal `entry`'s (of the same length), given their words.
+#[inline]
+fn same(entry: &Entry, words: Words, bytes: &[u8]) -> bool {
+    entry.words == words && (bytes.len() <= 16 || *entry.bytes == *bytes)
+}
+
+impl StringTests {
+    /// For `tests` (at most 64), when some are of the kinds answered
+    /// together.
+    pub(crate) fn new(tests: &[Test]) -> Option<Self> {
+        if tests.len() > 64 {
+            return None;
+        }
+        let mut strings = Self {
+            default: 0,
+            exact: Entries::default(),
+            folded: Entries::default(),
+            prefixes: Vec::new(),
+            rest: 0,
+        };
+        for (i, test) in tests.iter().enumerate() {
+            let bit = 1u64 << i;
+            match test {
+                Test::String(s) => strings.exact.add(s.as_bytes(), bit, 0),
+                Test::EqualsIgnoreCase(lower) => strings.folded.add(lower.as_bytes(), bit, 0),
+                Test::Prefix(p) => strings.prefixes.push(Prefix::new(p.as_bytes(), bit)),
+                Test::Any => strings.default |= bit,
+                Test::Null | Test::Bool(_) | Test::Number(..) | Test::Numeric(..) => {}
+                Test::Not(inner) => match inner.as_ref() {
+                    Test::String(s) => {
+                        strings.default |= bit;
+                        strings.exact.add(s.as_bytes(), 0, bit);
+                    }
+                    Test::AnyOf(list) if list.iter().all(|t| matches!(t, Test::String(_))) => {
+                        strings.default |= bit;
+                        for t in list {
+                            if let Test::String(s) = t {
+                                strings.exact.add(s.as_bytes(), 0, bit);
+                            }
+                        }
+                    }
+                    _ => strings.rest |= bit,
+                },
+                _ => strings.rest |= bit,
+            }
+        }
+        if strings.rest.count_ones() as usize == tests.len() {
+            return None;
+        }
+        strings.exact.finish();
+        strings.folded.finish();
+        Some(strings)
+    }
+
+    /// The bits of the tests `text` satisfies, where `run(i)` runs test
+    /// `i` on it (for the kinds not answered here); `None` when the tests
+    /// must all run one by one (a value with non-ASCII characters and some
+    /// `equals-ignore-case` test).
+    #[inline]
+    pub(crate) fn matching(&self, text: &str, run: impl Fn(usize) -> bool) -> Option<u64> {
+        let bytes = text.as_bytes();
+        let words = Words::of(bytes);
+        let mut bits = self.default;
+        if let Some(entry) = (self.exact.of_len(bytes.len()).iter()).find(|e| same(e, words, bytes))
+        {
+            bits = (bits | entry.set) & !entry.clear;
+        }
+        if !self.folded.list.is_empty() {
+            // Lower-casing other characters may change the length.
+            let ascii = if bytes.len() <= 16 {
+                words.ascii()
+            } else {
+                bytes.is_ascii()
+            };
+            if !ascii {
+                return None;
+            }
+            let lower = words.folded();
+            bits |= (self.folded.of_len(bytes.len()).iter())
+                .filter(|e| {
+                    e.words == lower
+                        && (bytes.len() <= 16
+                            || bytes
+                                .iter()
+                                .zip(&e.bytes)
+                                .all(|(a, b)| a.to_ascii_lowercase() == *b))
+                })
+                .fold(0, |bits, e| bits | e.set);
+        }
+        for prefix in &self.prefixes {
+            bits |= u64::from(prefix.starts(bytes, words.head)) * prefix.bit;
+        }
+        let mut rest = self.rest;
+        while rest != 0 {
+            let i = rest.trailing_zeros() as usize;
+            bits |= u64::from(run(i)) << i;
+            rest &= rest - 1;
+        }
+        Some(bits)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::Scalar;
+    use proptest::prelude::*;
+    use std::borrow::Cow;
+
+    /// Tests of every kind over a few short words (upper, lower and
+    /// non-ASCII), so values often meet them.
+    fn test_strategy() -> impl Strategy<Value = Test> {
+        let word = || prop::sample::select(vec!["a", "ab", "AB", "é", "abcdefghijklmnopqr", ""]);
+        prop_oneof![
+            word().prop_map(|w| Test::String(w.to_owned())),
+            word().prop_map(|w| Test::EqualsIgnoreCase(w.to_lowercase())),
+            word().prop_map(|w| Test::Prefix(w.to_owned())),
+            word().prop_map(|w| Test::Suffix(w.to_owned())),
+            word().prop_map(|w| Test::PrefixIgnoreCase(w.to_lowercase())),
+            prop::collection::vec(word(), 1..3).prop_map(|ws| Test::Not(Box::new(Test::AnyOf(
+                ws.into_iter().map(|w| Test::String(w.to_owned())).collect()
+            )))),
+            word().prop_map(|w| Test::Not(Box::new(Test::String(w.to_owned())))),
+            word().prop_map(|w| Test::Not(Box::new(Test::Prefix(w.to_owned())))),
+            Just(Test::Any),
+            Just(Test::Null),
+            Just(Test::Numeric(Some((0, true)), None)),
+        ]
+    }
+
+    proptest! {
+        /// The bits answered together are those of running each test.
+        #[test]
+        fn answers_as_each_test(
+            tests in prop::collection::vec(test_strategy(), 1..12),
+            parts in prop::collection::vec(
+                prop::sample::select(vec!["a", "A", "b", "B", "é", "É", "cdefghijklmnopqr", "\u{1F600}"]),
+                0..5,
+            ),
+        ) {
+            let text = parts.concat();
+            let value = Scalar::String(Cow::Borrowed(&text));
+            let want = tests
+                .iter()
+                .enumerate()
+                .fold(0u64, |bits, (i, t)| bits | u64::from(t.matches(&value)) << i);
+            if let Some(strings) = StringTests::new(&tests)
+                && let Some(got) = strings.matching(&text, |i| tests[i].matches(&value))
+            {
+                prop_assert_eq!(got, want, "{:?} on {:?}", tests, text);
+            }
+        }
+    }
+
+    #[test]
+    fn words_hold_the_first_and_last_eight_bytes() {
+        let text = b"abcdefghijklmnopq";
+        for n in 0..=text.len() {
+            let bytes = &text[..n];
+            let word = |part: &[u8]| {
+                (part.iter().enumerate()).fold(0u64, |w, (i, &b)| w | u64::from(b) << (8 * i))
+            };
+            let words = Words::of(bytes);
+            assert_eq!(words.head, word(&bytes[..n.min(8)]), "{n}");
+            assert_eq!(words.tail, word(&bytes[n.saturating_sub(8)..]), "{n}");
+        }
+    }
+
+    #[test]
+    fn folds_only_ascii_capitals() {
+        let words = Words::of(b"Az@[`{09");
+        assert_eq!(words.folded(), Words::of(b"az@[`{09"));
+    }
+}
