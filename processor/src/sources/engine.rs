@@ -5,13 +5,15 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::Deserialize;
 use ttlstream_engine::{
-    Engine, EventName, SequenceNumber, Shard, StoredEntry, StreamPosition, Sweeper, SweeperOptions,
+    Engine, EventName, SequenceNumber, Shard, StreamPosition, Sweeper, SweeperOptions,
 };
 
+use super::engine_encode::{EncodeJob, StoredBatch};
 use super::{BoxFuture, ReadFrom, Source, StartingPosition};
 use crate::error::SourceError;
 use crate::record::{Record, RecordContext};
@@ -77,8 +79,11 @@ struct ReadAhead {
     max_records: usize,
     /// The thread's reads in order, each with where it started; the
     /// thread stops after a short read or an error, or when this is dropped.
-    batches: tokio::sync::mpsc::Receiver<(ReadFrom, Result<Vec<Record>, SourceError>)>,
+    batches: tokio::sync::mpsc::Receiver<(ReadFrom, Arc<EncodeJob>)>,
 }
+
+/// The read-ahead thread's side of [`ReadAhead::batches`].
+type Batches = tokio::sync::mpsc::Sender<(ReadFrom, Arc<EncodeJob>)>;
 
 /// How many batches the read-ahead thread may hold that the pipeline has not
 /// taken yet. While the pipeline writes a closed batch to its sinks (a file
@@ -131,10 +136,12 @@ impl EngineSource {
     /// after a full batch of a forward read (catching up), starts a thread
     /// that reads the following batches ahead, so decoding the stream and
     /// writing to sinks use two cores, and reading goes on while the
-    /// pipeline waits on a sink. At most [`READ_AHEAD_BATCHES`] are held
-    /// (bounded memory); what was read ahead is used only while the pipeline
-    /// asks for exactly the next position, so the checkpoint protocol is
-    /// unchanged.
+    /// pipeline waits on a sink. The thread hands each read over as stored
+    /// and then encodes it; the pipeline's thread encodes what is left of a
+    /// read when it takes it ([`EncodeJob`]), so whichever thread is free
+    /// does the encoding. At most [`READ_AHEAD_BATCHES`] are held (bounded
+    /// memory); what was read ahead is used only while the pipeline asks for
+    /// exactly the next position, so the checkpoint protocol is unchanged.
     async fn read_batch(
         &mut self,
         from: &ReadFrom,
@@ -145,18 +152,21 @@ impl EngineSource {
             .as_mut()
             .filter(|ahead| ahead.from == *from && ahead.max_records == max_records)
         {
-            let Some((at, result)) = ahead.batches.recv().await else {
+            let Some((at, job)) = ahead.batches.recv().await else {
                 self.read_ahead = None;
                 return Err(self.read_ahead_failed(from));
             };
             debug_assert_eq!(at, *from, "read-ahead batches come in order");
+            // Encodes what the read-ahead thread has not yet, beside it.
+            let result = job.records();
             match &result {
                 Ok(records) if records.len() >= max_records => {
                     if let Some(last) = records.last() {
                         ahead.from = ReadFrom::After(last.sequence_number.clone());
                     }
                 }
-                // The thread stopped: a short read (caught up) or an error.
+                // A short read (caught up: the thread stopped) or an error
+                // (dropping the receiver stops the thread).
                 _ => self.read_ahead = None,
             }
             return result;
@@ -248,25 +258,23 @@ impl ShardReader {
     }
 
     /// The read-ahead thread: reads batch after batch from `from` and sends
-    /// each with where it started, until a read is short (caught up: the
-    /// pipeline then polls as usual), fails, or the receiver is gone.
-    fn read_ahead(
-        &self,
-        mut from: ReadFrom,
-        max_records: usize,
-        batches: &tokio::sync::mpsc::Sender<(ReadFrom, Result<Vec<Record>, SourceError>)>,
-    ) {
+    /// each (as stored, [`EncodeJob`]) with where it started, then encodes
+    /// what the pipeline's thread has not taken of it yet; until a read is
+    /// short (caught up: the pipeline then polls as usual), fails, or the
+    /// receiver is gone.
+    fn read_ahead(&self, mut from: ReadFrom, max_records: usize, batches: &Batches) {
         loop {
-            let result = self.read_now(&from, max_records);
-            let next = match &result {
-                Ok(records) if records.len() >= max_records => records
-                    .last()
-                    .map(|last| ReadFrom::After(last.sequence_number.clone())),
+            let job = Arc::new(self.read_stored(&from, max_records));
+            let next = match job.last() {
+                Some(last) if job.read_whole() && job.len() >= max_records => {
+                    Some(ReadFrom::After(last.to_string()))
+                }
                 _ => None,
             };
-            if batches.blocking_send((from, result)).is_err() {
+            if batches.blocking_send((from, job.clone())).is_err() {
                 return;
             }
+            job.work();
             match next {
                 Some(next) => from = next,
                 None => return,
@@ -276,9 +284,29 @@ impl ShardReader {
 
     /// Reads shard by shard with GetRecords-limited reads (1,000 records or
     /// 1 MB each) until `max_records` are read or an open shard has nothing
-    /// new. A shard is left for its child only when it is closed and
-    /// drained, so parents are always read before children.
+    /// new, and turns the records into [`Record`]s on this thread. A shard is
+    /// left for its child only when it is closed and drained, so parents are
+    /// always read before children.
     fn read_now(&self, from: &ReadFrom, max_records: usize) -> Result<Vec<Record>, SourceError> {
+        self.read_stored(from, max_records).records()
+    }
+
+    /// What [`ShardReader::read_now`] reads, as the stream stores it, with
+    /// the error that cut the read short after those records, if any (an
+    /// error among the records, found when they are encoded, comes first,
+    /// as in stream order).
+    fn read_stored(&self, from: &ReadFrom, max_records: usize) -> EncodeJob {
+        let mut stored = Vec::new();
+        let error = self.read_stored_into(from, max_records, &mut stored).err();
+        EncodeJob::new(stored, error, self.routed.clone())
+    }
+
+    fn read_stored_into(
+        &self,
+        from: &ReadFrom,
+        max_records: usize,
+        out: &mut StoredBatch,
+    ) -> Result<(), SourceError> {
         let (mut position, until) = match from {
             ReadFrom::TrimHorizon => (StreamPosition::TrimHorizon, None),
             ReadFrom::After(sequence) => (
@@ -295,7 +323,8 @@ impl ShardReader {
             StreamPosition::AfterSequenceNumber(s) => s.0.saturating_add(1),
             _ => 0,
         };
-        let mut out = Vec::new();
+        // Records no route matches are read as far as their header.
+        let routed = |kind: EventName| self.routed.as_ref().is_none_or(|r| r.contains(&kind));
         for (arn, shard) in self.shards_in_order()? {
             // A closed shard wholly before the position holds nothing wanted.
             if shard
@@ -306,15 +335,12 @@ impl ShardReader {
                 continue;
             }
             // eventSourceARN: the stream the shard belongs to.
-            let context = RecordContext::new(self.region.as_str(), arn.as_str());
+            let context = Arc::new(RecordContext::new(self.region.as_str(), arn.as_str()));
             loop {
                 let want = max_records.saturating_sub(out.len());
                 if want == 0 {
-                    return Ok(out);
+                    return Ok(());
                 }
-                // Records no route matches are read as far as their header.
-                let routed =
-                    |kind: EventName| self.routed.as_ref().is_none_or(|r| r.contains(&kind));
                 let got = self
                     .engine
                     .get_stored_records_of(&arn, &shard.shard_id, position, want, routed)
@@ -322,30 +348,24 @@ impl ShardReader {
                 let read = got.records.len();
                 // Grown once per read, not by doubling record by record.
                 out.reserve(read);
-                for entry in &got.records {
+                for entry in got.records {
                     let sequence_number = entry.sequence_number();
                     if until.is_some_and(|last| sequence_number > last) {
-                        return Ok(out);
+                        return Ok(());
                     }
                     position = StreamPosition::AfterSequenceNumber(sequence_number);
-                    out.push(match entry {
-                        StoredEntry::Record(stored) if routed(stored.event_name()) => {
-                            Record::from_stored(stored, &context)?
-                        }
-                        StoredEntry::Record(stored) => Record::unmatched_from_stored(stored)?,
-                        StoredEntry::Header(header) => Record::unmatched_from_header(header)?,
-                    });
+                    out.push((context.clone(), entry));
                 }
                 match got.next_position {
                     // Closed and drained: go on with the child.
                     None => break,
                     // Open and nothing new: caught up.
-                    Some(_) if read == 0 => return Ok(out),
+                    Some(_) if read == 0 => return Ok(()),
                     Some(_) => {}
                 }
             }
         }
-        Ok(out)
+        Ok(())
     }
 }
 

@@ -12,6 +12,7 @@
 
 pub mod dynamodb_streams;
 pub mod engine;
+mod engine_encode;
 pub mod event_record;
 pub mod file;
 
