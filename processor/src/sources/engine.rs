@@ -89,9 +89,11 @@ type Batches = tokio::sync::mpsc::Sender<(ReadFrom, Arc<EncodeJob>)>;
 /// taken yet. While the pipeline writes a closed batch to its sinks (a file
 /// write and fsync, an S3 request: ten reads' worth of records at the
 /// default limits) the thread keeps reading instead of stopping after one
-/// batch. Bounded memory: at most this many reads (plus the one in
-/// progress) of `max_records` records each.
-const READ_AHEAD_BATCHES: usize = 8;
+/// batch; 32 reads cover about three such writes, so a slow fsync does not
+/// stop it (8 did, on a busy disk). Bounded memory: at most this many reads
+/// (plus the one in progress) of `max_records` records each, about 1 KB a
+/// record for the TTL deletions of the bench.
+const READ_AHEAD_BATCHES: usize = 32;
 
 impl EngineSource {
     /// Opens the engine at `config.data_dir` and starts its sweeper unless
