@@ -33,9 +33,12 @@ pub(crate) struct Block {
 /// The block classifier, available where the CPU has AVX2.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Classifier {
-    /// Whether the CPU also has AVX-512BW (for [`Classifier::gated_numbers`]).
+    /// Whether the CPU also has AVX-512BW, and AVX-512 VBMI (for
+    /// [`Classifier::gated_numbers`]).
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     avx512: bool,
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    vbmi: bool,
 }
 
 impl Classifier {
@@ -44,14 +47,18 @@ impl Classifier {
     #[inline]
     pub(crate) fn new() -> Option<Self> {
         #[cfg(target_arch = "x86_64")]
-        let (avx2, avx512) = (
+        let (avx2, avx512, vbmi) = (
             std::arch::is_x86_feature_detected!("avx2")
                 && std::arch::is_x86_feature_detected!("popcnt"),
             std::arch::is_x86_feature_detected!("avx512bw"),
+            std::arch::is_x86_feature_detected!("avx512vbmi"),
         );
         #[cfg(not(target_arch = "x86_64"))]
-        let (avx2, avx512) = (false, false);
-        avx2.then_some(Self { avx512 })
+        let (avx2, avx512, vbmi) = (false, false, false);
+        avx2.then_some(Self {
+            avx512,
+            vbmi: avx512 && vbmi,
+        })
     }
 
     /// The classes of the 64 bytes at `at`; bytes past the end count as `other`.
@@ -127,6 +134,13 @@ impl Classifier {
     ) -> bool {
         #[cfg(target_arch = "x86_64")]
         {
+            if self.vbmi {
+                // SAFETY: `Classifier::new` found AVX-512BW, AVX-512 VBMI and
+                // POPCNT on this CPU, the features `vbmi::gated_numbers` is
+                // compiled for.
+                #[allow(unsafe_code)]
+                return unsafe { vbmi::gated_numbers(bytes, start, room, gate, gated) };
+            }
             if self.avx512 {
                 // SAFETY: `Classifier::new` found AVX-512BW and POPCNT on
                 // this CPU, the features `avx512::gated_numbers` is compiled for.
@@ -435,6 +449,8 @@ fn portable(chunk: &[u8; 64]) -> Block {
 
 #[cfg(target_arch = "x86_64")]
 mod avx512;
+#[cfg(target_arch = "x86_64")]
+mod vbmi;
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
@@ -643,6 +659,24 @@ mod tests {
             "-122.49712345678901,",
             "[[]],",
             "-122",
+            // Two neighbours each, every rule once.
+            "]7,",
+            "]-1,",
+            "[,",
+            ",,",
+            "[1,]",
+            "[.5]",
+            "7[",
+            "7-",
+            "-.",
+            "--5",
+            "[0.]",
+            "5..5,",
+            "-01,",
+            "[-]",
+            "[1]7",
+            "0.0.0,",
+            "[00]",
         ];
         let mut state: u64 = 3;
         let mut accepted = 0;
@@ -650,15 +684,19 @@ mod tests {
             let mut array = String::from("[");
             array.push_str(&"7".repeat(round % 70));
             array.push(',');
-            for _ in 0..(round % 40) {
+            // Well-formed points with one piece of any kind among them
+            // (odd rounds), or a faulty piece now and then (even rounds).
+            let one = round % 40 / 2;
+            for i in 0..(round % 40) {
                 state = state
                     .wrapping_mul(6_364_136_223_846_793_005)
                     .wrapping_add(1_442_695_040_888_963_407);
-                // Mostly well-formed points, a faulty piece now and then.
-                let piece = if state >> 60 < 13 {
-                    18
-                } else {
-                    (state >> 33) as usize % pieces.len()
+                let any = (state >> 33) as usize % pieces.len();
+                let piece = match round % 2 {
+                    1 if i == one => any,
+                    1 => 18,
+                    _ if state >> 60 < 13 => 18,
+                    _ => any,
                 };
                 array.push_str(pieces[piece]);
             }
@@ -683,6 +721,12 @@ mod tests {
                         #[allow(unsafe_code)]
                         let ok = unsafe { avx512::gated_numbers(bytes, 0, room, &gate, &mut got) };
                         assert_eq!(found(ok, &got), want, "AVX-512 {array}");
+                    }
+                    if Classifier::new().is_some_and(|c| c.vbmi) {
+                        // SAFETY: `Classifier::new` found AVX-512BW, VBMI and POPCNT.
+                        #[allow(unsafe_code)]
+                        let ok = unsafe { vbmi::gated_numbers(bytes, 0, room, &gate, &mut got) };
+                        assert_eq!(found(ok, &got), want, "VBMI {array}");
                     }
                 }
             }

@@ -39,15 +39,7 @@ fn classify_gated(chunk: &[u8; 72], gate: &Gate) -> (Block, u64, u64) {
     let (open, close, comma) = (eq(b'['), eq(b']'), eq(b','));
     let (minus, dot, zero) = (eq(b'-'), eq(b'.'), eq(b'0'));
     let delimiters = open | close | comma;
-    let mut through = 0u64;
-    for text in &gate.texts {
-        let len = text.len.min(8);
-        let mut at = !digits(load(chunk, len));
-        for (k, &b) in text.bytes[..len].iter().enumerate() {
-            at &= _mm512_cmpeq_epi8_mask(load(chunk, k), _mm512_set1_epi8(b.cast_signed()));
-        }
-        through |= at;
-    }
+    let through = through(chunk, gate);
     let block = Block {
         open,
         close,
@@ -59,10 +51,27 @@ fn classify_gated(chunk: &[u8; 72], gate: &Gate) -> (Block, u64, u64) {
     (block, zero, through)
 }
 
+/// The bytes of `chunk`'s first 64 that begin one of the gate's texts
+/// followed by a byte that is not a digit.
+#[target_feature(enable = "avx512bw")]
+#[inline]
+pub(super) fn through(chunk: &[u8; 72], gate: &Gate) -> u64 {
+    let mut through = 0u64;
+    for text in &gate.texts {
+        let len = text.len.min(8);
+        let mut at = !digits(load(chunk, len));
+        for (k, &b) in text.bytes[..len].iter().enumerate() {
+            at &= _mm512_cmpeq_epi8_mask(load(chunk, k), _mm512_set1_epi8(b.cast_signed()));
+        }
+        through |= at;
+    }
+    through
+}
+
 /// The 64 bytes from `chunk[at]` (`at` at most 8).
 #[target_feature(enable = "avx512bw")]
 #[inline]
-fn load(chunk: &[u8; 72], at: usize) -> __m512i {
+pub(super) fn load(chunk: &[u8; 72], at: usize) -> __m512i {
     let bytes = &chunk[at.min(8)..];
     // SAFETY: `bytes` holds at least 64 readable bytes (72 from an offset
     // of at most 8); the load is unaligned.
