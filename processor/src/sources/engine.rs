@@ -264,19 +264,52 @@ impl ShardReader {
     /// what the pipeline's thread has not taken of it yet; until a read is
     /// short (caught up: the pipeline then polls as usual), fails, or the
     /// receiver is gone.
+    ///
+    /// A second thread reads, meanwhile, where the next read starts if the
+    /// table's sequence numbers run on without a gap (a full read after `s`
+    /// then ends at `s + max_records`: one table written); its read is sent
+    /// only when that is where the next read starts, so what is sent is what
+    /// a read from there returns. After a wrong guess it is not asked again.
     fn read_ahead(&self, mut from: ReadFrom, max_records: usize, batches: &Batches) {
-        loop {
-            let job = Arc::new(self.read_stored(&from, max_records));
-            let next = match job.last() {
-                Some(last) if job.read_whole() && job.len() >= max_records => {
-                    Some(ReadFrom::After(last.to_string()))
+        let (ask, asked) = std::sync::mpsc::sync_channel::<ReadFrom>(1);
+        let (give, given) = std::sync::mpsc::sync_channel::<Arc<EncodeJob>>(1);
+        let helper = self.clone();
+        tokio::task::spawn_blocking(move || {
+            for at in asked {
+                let job = Arc::new(helper.read_stored(&at, max_records));
+                if give.send(job.clone()).is_err() {
+                    return;
                 }
-                _ => None,
+                job.work();
+            }
+        });
+        let mut guessing = true;
+        loop {
+            let guess = if guessing {
+                guess_next(&from, max_records).filter(|at| ask.send(at.clone()).is_ok())
+            } else {
+                None
             };
+            let job = Arc::new(self.read_stored(&from, max_records));
+            let mut next = next_read(&job, max_records);
             if batches.blocking_send((from, job.clone())).is_err() {
                 return;
             }
             job.work();
+            if let Some(at) = guess {
+                let Ok(guessed) = given.recv() else {
+                    return;
+                };
+                if next.as_ref() == Some(&at) {
+                    next = next_read(&guessed, max_records);
+                    if batches.blocking_send((at, guessed.clone())).is_err() {
+                        return;
+                    }
+                    guessed.work();
+                } else {
+                    guessing = false;
+                }
+            }
             match next {
                 Some(next) => from = next,
                 None => return,
@@ -371,6 +404,30 @@ impl ShardReader {
     }
 }
 
+/// Where the read after a read of `job` starts, when that read was full and
+/// whole (a short read: caught up).
+fn next_read(job: &EncodeJob, max_records: usize) -> Option<ReadFrom> {
+    match job.last() {
+        Some(last) if job.read_whole() && job.len() >= max_records => {
+            Some(ReadFrom::After(last.to_string()))
+        }
+        _ => None,
+    }
+}
+
+/// Where the read after a full read from `from` starts if the sequence
+/// numbers run on without a gap.
+fn guess_next(from: &ReadFrom, max_records: usize) -> Option<ReadFrom> {
+    let ReadFrom::After(sequence) = from else {
+        return None;
+    };
+    let last = SequenceNumber::from_str(sequence)
+        .ok()?
+        .0
+        .checked_add(u64::try_from(max_records).ok()?)?;
+    Some(ReadFrom::After(SequenceNumber(last).to_string()))
+}
+
 impl Source for EngineSource {
     fn id(&self) -> &str {
         &self.reader.table
@@ -430,8 +487,13 @@ mod tests {
     use serde_dynamo::{AttributeValue, Item};
     use ttlstream_engine::{ScalarAttributeType, StreamViewType, TableDefinition};
 
-    /// Writes `count` items (keys `id-{first}` ...) as one INSERT each.
+    /// Writes `count` items (keys `id-{first}` ...) to `Sessions`, one
+    /// INSERT each.
     fn put(engine: &Engine, first: usize, count: usize) {
+        put_to(engine, "Sessions", first, count);
+    }
+
+    fn put_to(engine: &Engine, table: &str, first: usize, count: usize) {
         let items = (first..first + count)
             .map(|i| {
                 Item::from(std::collections::HashMap::from([(
@@ -440,17 +502,19 @@ mod tests {
                 )]))
             })
             .collect();
-        engine.put_items("Sessions", items).expect("items");
+        engine.put_items(table, items).expect("items");
     }
 
     fn source(dir: &std::path::Path) -> (Engine, EngineSource) {
         let engine = Engine::open(dir, Default::default()).expect("engine");
-        engine
-            .create_table(
-                TableDefinition::new("Sessions", "Id", ScalarAttributeType::S)
-                    .with_stream(StreamViewType::NewAndOldImages),
-            )
-            .expect("table");
+        for table in ["Sessions", "Others"] {
+            engine
+                .create_table(
+                    TableDefinition::new(table, "Id", ScalarAttributeType::S)
+                        .with_stream(StreamViewType::NewAndOldImages),
+                )
+                .expect("table");
+        }
         let config = EngineSourceConfig {
             data_dir: dir.to_path_buf(),
             table: "Sessions".into(),
@@ -534,5 +598,41 @@ mod tests {
                 .chain(&rest)
                 .all(|r| r.sequence_number > all[24])
         );
+    }
+
+    /// With another table written in between, the sequence numbers of a
+    /// table's records have gaps: the second thread's guessed reads start in
+    /// the wrong place and are not used; the batches are still those a read
+    /// from each asked position returns.
+    #[tokio::test]
+    async fn guessed_reads_are_used_only_where_the_next_read_starts() {
+        assert_eq!(
+            guess_next(&ReadFrom::After("000000000000000000007".into()), 3),
+            Some(ReadFrom::After("000000000000000000010".into()))
+        );
+        assert_eq!(guess_next(&ReadFrom::TrimHorizon, 3), None);
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (engine, mut source) = source(dir.path());
+        for round in 0..6 {
+            put(&engine, round * 10, 3 + round % 2);
+            put_to(&engine, "Others", round * 10, 2);
+        }
+        let all = source
+            .reader
+            .read_now(&ReadFrom::TrimHorizon, 100)
+            .expect("all");
+        let all = numbers(&all);
+        assert_eq!(all.len(), 21);
+        let mut got = Vec::new();
+        let mut from = ReadFrom::TrimHorizon;
+        loop {
+            let batch = source.read(&from, 2).await.expect("read");
+            got.extend(numbers(&batch));
+            if batch.len() < 2 {
+                break;
+            }
+            from = after(&batch);
+        }
+        assert_eq!(got, all);
     }
 }
