@@ -118,8 +118,10 @@ impl Classifier {
     /// commas and plain numbers (`-?(0|[1-9][0-9]*)(\.[0-9]+)?`), with fewer
     /// than `room` arrays open at once, at most [`GATED_BLOCKS`] blocks, no
     /// 64-byte block without a delimiter and at most [`GATED_STARTS`]
-    /// numbers through the gate. Then `gated` holds those numbers' first
-    /// bytes, the delimiters, and the closing bracket's position.
+    /// numbers through the gate (with [`Gate::negative`], every negative
+    /// number: [`Gate::judge`] compares the texts). Then `gated` holds those
+    /// numbers' first bytes, the delimiters, and the closing bracket's
+    /// position.
     ///
     /// Every check is a mask over the block ([`Block`] plus `0`s), so a
     /// well-formed array costs no work per delimiter or number.
@@ -273,6 +275,8 @@ fn gated_numbers_with(
             & before_end;
         gated.any |= starts != 0;
         gated.delimiters[index] = block.delimiters;
+        // Every negative number, when every text is negative.
+        let through = if gate.negative { block.minus } else { through };
         let mut through = through & starts;
         while through != 0 {
             let Some(slot) = gated.starts.get_mut(gated.count) else {
@@ -307,7 +311,7 @@ fn gated_numbers_with(
 fn portable_gate(chunk: &[u8; 72], gate: &Gate) -> u64 {
     let mut through = 0u64;
     for i in 0..64 {
-        for text in &gate.texts {
+        for text in gate.compared() {
             let len = text.len.min(8);
             if chunk[i..i + len] == text.bytes[..len] && !chunk[i + len].is_ascii_digit() {
                 through |= 1 << i;
@@ -539,7 +543,7 @@ mod x86 {
         let zeros = mask(_mm256_cmpeq_epi8(load(chunk, 0), zero))
             | mask(_mm256_cmpeq_epi8(load(chunk, 32), zero)) << 32;
         let mut through = 0u64;
-        for text in &gate.texts {
+        for text in gate.compared() {
             // Vectors ANDed before one mask per half: LLVM turns `&` of
             // masks into per-byte extractions.
             let (mut low, mut high) = (_mm256_set1_epi8(-1), _mm256_set1_epi8(-1));

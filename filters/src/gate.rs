@@ -18,6 +18,11 @@ use crate::number::FIXED_ONE;
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Gate {
     pub(crate) texts: Vec<GateText>,
+    /// Whether every text begins with `-`: then the pass over an array
+    /// lets every negative number through and [`Gate::judge`] compares the
+    /// texts, one number at a time (cheaper than comparing each byte of
+    /// each block with each text).
+    pub(crate) negative: bool,
 }
 
 /// One integer part of a [`Gate`].
@@ -85,21 +90,30 @@ impl Gate {
         ranges: &[(i64, i64)],
         tests: Option<&[(i64, i64)]>,
     ) -> Self {
-        Self {
-            texts: texts
-                .into_iter()
-                .map(|(word, magnitude)| GateText::new(word, magnitude, ranges, tests))
-                .collect(),
-        }
+        let texts: Vec<GateText> = texts
+            .into_iter()
+            .map(|(word, magnitude)| GateText::new(word, magnitude, ranges, tests))
+            .collect();
+        let negative = !texts.is_empty() && texts.iter().all(|t| t.bytes[0] == b'-');
+        Self { texts, negative }
     }
 
-    /// What the first fraction digits of the number at `start` (one that
-    /// [`crate::classify::Classifier::gated_numbers`] let through: a plain
-    /// number, its integer part one of the texts, within a well-formed
-    /// array) say about it against the tests at the path.
+    /// The texts a pass over an array compares with each byte: none when
+    /// every negative number goes through ([`Gate::negative`]).
+    #[inline]
+    pub(crate) fn compared(&self) -> &[GateText] {
+        if self.negative { &[] } else { &self.texts }
+    }
+
+    /// What the integer part and first fraction digits of the number at
+    /// `start` (one that [`crate::classify::Classifier::gated_numbers`] let
+    /// through: a plain number within a well-formed array, its integer part
+    /// one of the texts unless [`Gate::negative`]) say about it against the
+    /// tests at the path.
     ///
-    /// [`Judged::Far`] exactly when its integer part and first eight
-    /// fraction digits put it outside every range of `fractions`; then
+    /// [`Judged::Far`] exactly when its integer part is none of the texts,
+    /// or that and its first eight fraction digits put it outside every
+    /// range of `fractions`; then
     /// [`Judged::Tests`] when those digits put it surely inside or surely
     /// outside each test's range (each range narrowed and widened by
     /// [`crate::number::fixed_range`]'s margin, a hundred keys).
@@ -126,10 +140,12 @@ impl Gate {
                 break;
             }
         }
+        // No text: the integer part (no leading zero, the array is
+        // well-formed) is none a number near a range can have.
         let Some(text) = self.texts.iter().find(|t| {
             word & t.mask == t.word && !bytes.get(start + t.len).is_some_and(u8::is_ascii_digit)
         }) else {
-            return Judged::Unknown;
+            return Judged::Far;
         };
         let point = start + text.len;
         let fraction = if bytes.get(point) == Some(&b'.') {

@@ -57,7 +57,7 @@ fn classify_gated(chunk: &[u8; 72], gate: &Gate) -> (Block, u64, u64) {
 #[inline]
 pub(super) fn through(chunk: &[u8; 72], gate: &Gate) -> u64 {
     let mut through = 0u64;
-    for text in &gate.texts {
+    for text in gate.compared() {
         let len = text.len.min(8);
         let mut at = !digits(load(chunk, len));
         for (k, &b) in text.bytes[..len].iter().enumerate() {

@@ -170,7 +170,14 @@ pub(super) fn gated_numbers(
         let starts = flag(START) & before_end;
         gated.any |= starts != 0;
         gated.delimiters[index] = delimiters;
-        let mut through = super::avx512::through(chunk, gate) & starts;
+        // Every negative number when every text is negative (the judge
+        // compares the texts), else the numbers that begin with one.
+        let through = if gate.negative {
+            is(MINUS)
+        } else {
+            super::avx512::through(chunk, gate)
+        };
+        let mut through = through & starts;
         while through != 0 {
             let Some(slot) = gated.starts.get_mut(gated.count) else {
                 return false;
