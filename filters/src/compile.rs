@@ -37,6 +37,8 @@ pub(crate) struct TrieNode {
     pub(crate) path: Option<PathId>,
     /// The [`Names`] ids of the children's names.
     pub(crate) name_ids: Vec<u32>,
+    /// `name_ids` below 64 as bits, for [`crate::scan`]'s look-ahead.
+    pub(crate) name_bits: u64,
     /// Every test of every condition at this path: a value matching none of
     /// them cannot satisfy any condition, so only its presence is recorded.
     pub(crate) tests: Vec<Test>,
@@ -342,6 +344,9 @@ impl PathTrie {
                     self.nodes[at].children.insert(name, next);
                     let id = self.names.intern(name);
                     self.nodes[at].name_ids.push(id);
+                    if id < 64 {
+                        self.nodes[at].name_bits |= 1 << id;
+                    }
                     next
                 }
             };

@@ -259,10 +259,13 @@ impl<Id: Clone + PartialEq> Matcher<Id> {
                     hit |= 1 << index;
                 }
             }
-            return (0..self.ids.len())
-                .filter(|i| hit & (1 << i) != 0)
-                .map(|i| self.ids[i].clone())
-                .collect();
+            // One allocation of the right size, the set bits in order.
+            let mut ids = Vec::with_capacity(hit.count_ones() as usize);
+            while hit != 0 {
+                ids.extend(self.ids.get(hit.trailing_zeros() as usize).cloned());
+                hit &= hit - 1;
+            }
+            return ids;
         }
         let mut hit = vec![false; self.ids.len()];
         for (index, branches) in &self.rules {

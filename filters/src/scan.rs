@@ -148,7 +148,15 @@ impl<'a> Walk<'_, '_, 'a> {
             return false;
         }
         let (trie, open) = (self.trie, &self.open);
-        let meets = |name: u32| open.iter().any(|&n| trie.node(n).name_ids.contains(&name));
+        // Names below 64 by one bit test; the others (many patterns) by
+        // each open object's list.
+        let bits = open
+            .iter()
+            .fold(0, |bits, &n| bits | trie.node(n).name_bits);
+        let meets = |name: u32| match 1u64.checked_shl(name) {
+            Some(bit) => bits & bit != 0,
+            None => open.iter().any(|&n| trie.node(n).name_ids.contains(&name)),
+        };
         !self
             .ahead
             .ahead(&trie.names, self.lex.bytes, self.lex.pos, meets)
