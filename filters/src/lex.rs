@@ -45,17 +45,64 @@ pub(crate) fn word_at(bytes: &[u8], at: usize) -> Option<u64> {
     Some(u64::from_le_bytes(word))
 }
 
+/// The `"`, `\` and control characters among the 16 bytes at `at`, as
+/// bits (SSE2, which every x86-64 CPU has: one compare per kind where the
+/// word arithmetic of [`first_string_special`] takes about twelve
+/// instructions per 8 bytes); `None` when fewer than 16 bytes remain.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "sse2")]
+#[inline]
+fn string_specials_16(bytes: &[u8], at: usize) -> Option<u32> {
+    use std::arch::x86_64::{
+        _mm_cmpeq_epi8, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128, _mm_set_epi64x,
+        _mm_set1_epi8,
+    };
+    let chunk = bytes.get(at..at.checked_add(16)?)?;
+    let (low, high) = chunk.split_first_chunk::<8>()?;
+    let high = high.first_chunk::<8>()?;
+    let v = _mm_set_epi64x(i64::from_le_bytes(*high), i64::from_le_bytes(*low));
+    let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"'.cast_signed()));
+    let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\'.cast_signed()));
+    // At most 0x1f (unsigned): the minimum with 0x1f is the byte itself.
+    let control = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v);
+    let any = _mm_or_si128(_mm_or_si128(quote, backslash), control);
+    Some(_mm_movemask_epi8(any).cast_unsigned())
+}
+
+/// Moves `at` to the first `"`, `\` or control character at or after it,
+/// 16 or 8 bytes at a time while that many remain: `true` when found, else
+/// `at` is within 8 bytes of the end (the rest not looked at).
+#[inline]
+fn to_string_special(bytes: &[u8], at: &mut usize) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: SSE2, the feature `string_specials_16` is compiled for, is
+    // part of x86-64 itself (every x86-64 CPU has it; the compiler's
+    // default target features include it).
+    #[allow(unsafe_code)]
+    while let Some(specials) = unsafe { string_specials_16(bytes, *at) } {
+        if specials != 0 {
+            *at += specials.trailing_zeros() as usize;
+            return true;
+        }
+        *at += 16;
+    }
+    while let Some(word) = word_at(bytes, *at) {
+        if let Some(special) = first_string_special(word) {
+            *at += special;
+            return true;
+        }
+        *at += 8;
+    }
+    false
+}
+
 /// The closing quote of the string whose body starts at `from`, if the
 /// body holds no `\` and no control character (and the quote is there).
 #[inline]
 fn plain_string_end(bytes: &[u8], from: usize) -> Option<usize> {
     let mut at = from;
-    while let Some(word) = word_at(bytes, at) {
-        if let Some(special) = first_string_special(word) {
-            at += special;
-            return (bytes[at] == b'"').then_some(at);
-        }
-        at += 8;
+    if to_string_special(bytes, &mut at) {
+        return (bytes[at] == b'"').then_some(at);
     }
     let rest = bytes.get(at..)?;
     let special = rest
@@ -136,13 +183,7 @@ impl<'a> Lexer<'a> {
         let start = self.pos;
         let mut escaped = false;
         loop {
-            while let Some(word) = word_at(self.bytes, self.pos) {
-                if let Some(at) = first_string_special(word) {
-                    self.pos += at;
-                    break;
-                }
-                self.pos += 8;
-            }
+            to_string_special(self.bytes, &mut self.pos);
             match self.peek() {
                 None => return Err(self.error("a string", "")),
                 Some(b'"') => {
@@ -494,6 +535,33 @@ mod tests {
             lexer.pos = start;
             lexer.skip_plain_members(end);
             proptest::prop_assert_eq!(lexer.pos, plain_members_end(bytes, start, end), "{}", text);
+        }
+
+        /// The wide steps stop at the first `"`, `\\` or control character
+        /// at or after the start, or (none found) within 8 bytes of the end
+        /// with none before; and a string's body ends where it does read
+        /// byte by byte.
+        #[test]
+        fn string_specials_are_found_as_read_byte_by_byte(
+            pieces in proptest::collection::vec(proptest::sample::select(vec![
+                "a", "abcdefghijklmnop", "\"", "\\", "\u{1}", "\u{1f}", " ", "\u{7f}", "é", "\u{ff}",
+            ]), 0..24),
+            start in 0usize..40,
+        ) {
+            let text = pieces.concat();
+            let bytes = text.as_bytes();
+            let start = start.min(bytes.len());
+            let special = |b: &u8| *b == b'"' || *b == b'\\' || *b < 0x20;
+            let first = bytes[start..].iter().position(special).map(|at| start + at);
+            let mut at = start;
+            if to_string_special(bytes, &mut at) {
+                proptest::prop_assert_eq!(Some(at), first, "{}", text);
+            } else {
+                proptest::prop_assert!(at >= start && at + 8 > bytes.len(), "{} {}", text, at);
+                proptest::prop_assert!(first.is_none_or(|first| first >= at), "{}", text);
+            }
+            let end = first.filter(|&at| bytes[at] == b'"');
+            proptest::prop_assert_eq!(plain_string_end(bytes, start), end, "{}", text);
         }
     }
 }
