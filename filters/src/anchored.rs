@@ -88,6 +88,14 @@ impl Literal {
             return false;
         };
         if n < 8 {
+            // Four to seven bytes: two overlapping four-byte words (the
+            // first four of `head`, the last four of `tail`), not a loop.
+            if let (Some(first), Some(last)) = (window.first_chunk::<4>(), window.last_chunk::<4>())
+            {
+                return u64::from(u32::from_le_bytes(*first)) == self.head & 0xffff_ffff
+                    && u64::from(u32::from_le_bytes(*last))
+                        == self.tail >> (8 * (n - 4)) & 0xffff_ffff;
+            }
             return window.iter().zip(&self.bytes).all(|(a, b)| a == b);
         }
         let word = |from: usize| {
@@ -229,7 +237,10 @@ mod tests {
     #[test]
     fn finds_literals_of_every_length_at_their_quotes_only() {
         let long = b"abcdefghijklmnopqrs\"";
-        let anchored = Anchored::new(&[&b"ab\""[..], long, b"abcdefghij"], &[&b"yz"[..]]);
+        let anchored = Anchored::new(
+            &[&b"ab\""[..], long, b"abcdefghij", b"pqrst\""],
+            &[&b"yz"[..]],
+        );
         for (event, none) in [
             (&br#"{"k": "ab"}"#[..], false),
             (br#"{"k": "abc"}"#, true),
@@ -244,6 +255,12 @@ mod tests {
             (br#"{"k": "xyz"}"#, false),
             (br#"{"k": "xy"}"#, true),
             (br#"{"k": "a\"b"}"#, false),
+            // Four to seven bytes: the first four and the last four.
+            (br#"{"k": "pqrst"}"#, false),
+            (br#"{"k": "pqrsX"}"#, true),
+            (br#"{"k": "Xqrst"}"#, true),
+            (br#"{"k": "pqXst"}"#, true),
+            (br#"{"k": "pqrs"}"#, true),
         ] {
             assert_eq!(
                 anchored.holds_none(event),
