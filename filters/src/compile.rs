@@ -39,6 +39,9 @@ pub(crate) struct TrieNode {
     pub(crate) name_ids: Vec<u32>,
     /// `name_ids` below 64 as bits, for [`crate::scan`]'s look-ahead.
     pub(crate) name_bits: u64,
+    /// Each child's name id and node (a key the look-ahead found as a
+    /// quoted name is looked up by its id).
+    pub(crate) name_children: Vec<(u32, usize)>,
     /// Every test of every condition at this path: a value matching none of
     /// them cannot satisfy any condition, so only its presence is recorded.
     pub(crate) tests: Vec<Test>,
@@ -344,6 +347,7 @@ impl PathTrie {
                     self.nodes[at].children.insert(name, next);
                     let id = self.names.intern(name);
                     self.nodes[at].name_ids.push(id);
+                    self.nodes[at].name_children.push((id, next));
                     if id < 64 {
                         self.nodes[at].name_bits |= 1 << id;
                     }

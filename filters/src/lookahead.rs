@@ -27,6 +27,8 @@ pub(crate) struct Names {
     ids: std::collections::HashMap<String, u32>,
     /// Name id of each searched literal.
     literal_names: Vec<u32>,
+    /// Each name's length in bytes, by id.
+    lens: Vec<usize>,
     /// Each name and its closing quote (`STREET"`), found right after an
     /// opening quote.
     quoted: Vec<Vec<u8>>,
@@ -41,6 +43,7 @@ impl Names {
         }
         let id = u32::try_from(self.ids.len()).unwrap_or(u32::MAX);
         self.ids.insert(name.to_owned(), id);
+        self.lens.push(name.len());
         // A name with `"`, `\` or a control character is written with an
         // escape: the search for `\` finds it.
         if !name.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
@@ -49,6 +52,11 @@ impl Names {
         }
         self.searcher = None;
         id
+    }
+
+    /// The length in bytes of the name with id `id`.
+    pub(crate) fn len(&self, id: u32) -> Option<usize> {
+        self.lens.get(id as usize).copied()
     }
 
     /// Build the searcher over every name interned so far.
@@ -148,12 +156,13 @@ impl Lookahead {
     /// The opening quote of the next quoted name at or after `pos`, when the
     /// last scan found it from at or before `pos`: between `pos` and it
     /// lie no `\` and no quoted name of any field (whether wanted or not).
+    /// With its name id.
     #[inline]
-    pub(crate) fn name_at(&self, pos: usize) -> Option<usize> {
+    pub(crate) fn name_at(&self, pos: usize) -> Option<(usize, u32)> {
         if self.from > pos || self.went_back(pos) {
             return None;
         }
-        self.hits.get(self.first_from(pos)).map(|&(at, _)| at)
+        self.hits.get(self.first_from(pos)).copied()
     }
 
     /// Whether `pos` lies at or before the hit before the cursor.
@@ -284,8 +293,13 @@ mod tests {
             for &pos in &positions {
                 let want = ahead_by_definition(&pairs, &bytes, pos);
                 prop_assert_eq!(walk.ahead(&names, &bytes, pos, wanted), want, "at {}", pos);
-                if let Some(at) = walk.name_at(pos) {
+                if let Some((at, id)) = walk.name_at(pos) {
                     prop_assert_eq!(Some(at), next_name_by_definition(&pairs, &bytes, pos), "next after {}", pos);
+                    // And its id is that of the name standing there.
+                    let name = ids.iter().zip(&pairs).find(|(i, _)| **i == id).map(|(_, &(name, _))| name);
+                    let stands = name.is_some_and(|name| bytes[at + 1..].starts_with(format!("{name}\"").as_bytes()));
+                    prop_assert!(stands, "name {} at {}", id, at);
+                    prop_assert_eq!(names.len(id), name.map(str::len));
                 }
             }
         }

@@ -455,24 +455,43 @@ impl<'a> Walk<'_, '_, 'a> {
             }
             // No key before the next quoted name is one the walk looks for:
             // plain `"key":"value",` members up to it are passed in one go.
+            let mut name = None;
             if self.check == Check::Lazy
-                && let Some(name) = self.ahead.name_at(self.lex.pos)
+                && let Some((at, id)) = self.ahead.name_at(self.lex.pos)
             {
-                self.lex.skip_plain_members(name);
+                self.lex.skip_plain_members(at);
+                name = Some((at, id));
             }
             self.lex.skip_ws();
             if self.lex.peek() != Some(b'"') {
                 return Err(self.lex.error("an object", "key must be a string"));
             }
-            self.lex.pos += 1;
-            let (start, end, escaped) = self.lex.string()?;
-            // Keys are compared as bytes: a key no pattern names is not
-            // checked for UTF-8 (as a skipped string is not).
-            let children = &self.trie.node(node).children;
-            let next = if escaped {
-                children.get(decode(&self.lex, start, end, true)?.as_bytes())
-            } else {
-                children.get(&self.lex.bytes[start..end])
+            let here = self.trie.node(node);
+            let next = match name {
+                // The look-ahead found this key as a quoted name: its bytes
+                // are the name's and a closing quote (no escape, nothing
+                // for `Lexer::string` to reject), so it is not read again.
+                Some((at, id))
+                    if at == self.lex.pos
+                        && let Some(len) = self.trie.names.len(id) =>
+                {
+                    self.lex.pos += len + 2;
+                    (here.name_children.iter())
+                        .find(|&&(child, _)| child == id)
+                        .map(|&(_, next)| next)
+                }
+                _ => {
+                    self.lex.pos += 1;
+                    let (start, end, escaped) = self.lex.string()?;
+                    // Keys are compared as bytes: a key no pattern names is
+                    // not checked for UTF-8 (as a skipped string is not).
+                    if escaped {
+                        here.children
+                            .get(decode(&self.lex, start, end, true)?.as_bytes())
+                    } else {
+                        here.children.get(&self.lex.bytes[start..end])
+                    }
+                }
             };
             self.lex.expect(b':', "an object", "expected `:`")?;
             match next {
