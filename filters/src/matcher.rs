@@ -31,10 +31,12 @@ pub struct Matcher<Id> {
     /// `(index into ids, branches)` per pattern, in insertion order.
     rules: Vec<(usize, Vec<Vec<Condition>>)>,
     /// The rules that are one condition on one path, known by test bits
-    /// (most): `(index into ids, path, mask)`, checked in a tight loop.
-    simple: Vec<(usize, PathId, u64)>,
-    /// Indexes into `rules` of the others.
-    complex: Vec<usize>,
+    /// (most), with at most 64 ids: per path, the ids (as bits) that each
+    /// test bit there meets.
+    simple: Vec<(PathId, Box<[u64; 64]>)>,
+    /// Indexes into `rules` of the others, each with a condition its one
+    /// branch needs, known by test bits (`path`, `mask`), when it has one.
+    complex: Vec<(usize, Option<(PathId, u64)>)>,
     trie: PathTrie,
     /// Literals some pattern needs, for [`Matcher::matches`]' quick rejection.
     prefilter: Prefilter,
@@ -71,16 +73,33 @@ impl<Id: Clone + PartialEq> Matcher<Id> {
             }
         }
         let prefilter = Prefilter::new(rules.iter().map(|(_, branches)| branches.as_slice()));
-        let (mut simple, mut complex) = (Vec::new(), Vec::new());
-        for (rule, (index, branches)) in rules.iter().enumerate() {
-            match branches.as_slice() {
-                [branch] => match branch.as_slice() {
+        let (mut simple, mut complex) = (Vec::<(PathId, Box<[u64; 64]>)>::new(), Vec::new());
+        // Past 64 ids, `select` runs every rule in turn and needs neither.
+        let bits = if ids.len() <= 64 { rules.len() } else { 0 };
+        for (rule, (index, branches)) in rules.iter().enumerate().take(bits) {
+            let id = 1u64.checked_shl(u32::try_from(*index).unwrap_or(u32::MAX));
+            match (branches.as_slice(), id) {
+                ([branch], Some(id)) => match branch.as_slice() {
                     [condition] if !condition.absent_ok && condition.mask.is_some() => {
-                        simple.push((*index, condition.path, condition.mask.unwrap_or(0)));
+                        let at = match simple.iter().position(|(p, _)| *p == condition.path) {
+                            Some(at) => at,
+                            None => {
+                                simple.push((condition.path, Box::new([0; 64])));
+                                simple.len() - 1
+                            }
+                        };
+                        let mut mask = condition.mask.unwrap_or(0);
+                        while mask != 0 {
+                            simple[at].1[mask.trailing_zeros() as usize] |= id;
+                            mask &= mask - 1;
+                        }
                     }
-                    _ => complex.push(rule),
+                    conditions => {
+                        let needed = conditions.iter().find(|c| !c.absent_ok && c.mask.is_some());
+                        complex.push((rule, needed.map(|c| (c.path, c.mask.unwrap_or(0)))));
+                    }
                 },
-                _ => complex.push(rule),
+                _ => complex.push((rule, None)),
             }
         }
         Matcher {
@@ -245,11 +264,20 @@ impl<Id: Clone + PartialEq> Matcher<Id> {
             // The common case: a bit per id, no allocation unless something matches.
             let mut hit: u64 = 0;
             // A simple rule is met when some leaf at its path satisfies one
-            // of its tests: by the tests of the path's leaves ORed.
-            for &(index, path, mask) in &self.simple {
-                hit |= u64::from(leaves.tests_at(path) & mask != 0) << index;
+            // of its tests: by the tests of the path's leaves ORed, each
+            // test bit giving the ids it meets.
+            for (path, ids) in &self.simple {
+                let mut tests = leaves.tests_at(*path);
+                while tests != 0 {
+                    hit |= ids[tests.trailing_zeros() as usize];
+                    tests &= tests - 1;
+                }
             }
-            for &rule in &self.complex {
+            for &(rule, needed) in &self.complex {
+                // A condition its branch needs is not met: the rule is not.
+                if needed.is_some_and(|(path, mask)| leaves.tests_at(path) & mask == 0) {
+                    continue;
+                }
                 let Some((index, branches)) = self.rules.get(rule) else {
                     continue;
                 };
