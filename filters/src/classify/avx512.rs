@@ -8,7 +8,8 @@ use std::arch::x86_64::{
     _mm512_sub_epi8,
 };
 
-use super::{Block, Gated};
+use super::Block;
+use super::gated::{Gated, gated_numbers_with};
 use crate::gate::Gate;
 
 /// [`super::Classifier::gated_numbers`] with AVX-512BW and POPCNT.
@@ -20,7 +21,7 @@ pub(super) fn gated_numbers(
     gate: &Gate,
     gated: &mut Gated,
 ) -> bool {
-    super::gated_numbers_with(
+    gated_numbers_with(
         |chunk, gate| classify_gated(chunk, gate),
         bytes,
         start,

@@ -15,7 +15,7 @@ use std::arch::x86_64::{
     _mm512_test_epi8_mask,
 };
 
-use super::{GATED_BLOCKS, Gated, chunk72};
+use super::gated::{GATED_BLOCKS, Gated, chunk72};
 use crate::gate::Gate;
 
 /// Byte classes (3 bits): anything else (also bytes past the end), `[`,
