@@ -277,6 +277,14 @@ mod tests {
         (names, bytes, positions)
     }
 
+    /// The case's names interned (and finished), with each one's id.
+    fn interned(pairs: &[(&str, bool)]) -> (Names, Vec<u32>) {
+        let mut names = Names::default();
+        let ids = pairs.iter().map(|&(name, _)| names.intern(name)).collect();
+        names.finish();
+        (names, ids)
+    }
+
     proptest! {
         /// With more quoted names than one scan keeps (and `\\`s among
         /// them), asked at increasing positions: every answer as the
@@ -284,9 +292,7 @@ mod tests {
         /// one ahead.
         #[test]
         fn answers_as_the_definition_past_a_full_scan((pairs, bytes, mut positions) in dense_case()) {
-            let mut names = Names::default();
-            let ids: Vec<u32> = pairs.iter().map(|&(name, _)| names.intern(name)).collect();
-            names.finish();
+            let (names, ids) = interned(&pairs);
             let wanted = |id: u32| ids.iter().zip(&pairs).any(|(&i, &(_, w))| i == id && w);
             positions.sort_unstable();
             let mut walk = Lookahead::default();
@@ -309,9 +315,7 @@ mod tests {
         /// reused) and afresh.
         #[test]
         fn answers_as_the_definition((pairs, bytes, mut positions) in case()) {
-            let mut names = Names::default();
-            let ids: Vec<u32> = pairs.iter().map(|&(name, _)| names.intern(name)).collect();
-            names.finish();
+            let (names, ids) = interned(&pairs);
             let wanted = |id: u32| ids.iter().zip(&pairs).any(|(&i, &(_, w))| i == id && w);
             positions.sort_unstable();
             let mut walk = Lookahead::default();

@@ -28,6 +28,44 @@ pub(crate) struct Gated {
     pub(crate) delimiters: [u64; GATED_BLOCKS + 1],
 }
 
+impl Gated {
+    /// Notes one block of the pass (number `index`, at byte `at`): its
+    /// delimiters, and the first byte of each number in `starts` that
+    /// `through` lets through; `Some` when the pass ends here: `true` at
+    /// the array's end (`end`, the closing bracket's bit), `false` when
+    /// more numbers go through than `starts` holds. Shared by every body
+    /// of the pass (`gated_numbers_with` and the VBMI one).
+    #[inline(always)]
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    pub(super) fn note_block(
+        &mut self,
+        at: usize,
+        index: usize,
+        delimiters: u64,
+        starts: u64,
+        through: u64,
+        end: Option<u32>,
+    ) -> Option<bool> {
+        self.any |= starts != 0;
+        self.delimiters[index] = delimiters;
+        let mut through = through & starts;
+        while through != 0 {
+            let Some(slot) = self.starts.get_mut(self.count) else {
+                return Some(false);
+            };
+            // Arrays of at most 16 blocks: positions fit in `u32` when the
+            // event does.
+            *slot = u32::try_from(at + through.trailing_zeros() as usize).unwrap_or(u32::MAX);
+            self.count += 1;
+            through &= through - 1;
+        }
+        let end = end?;
+        self.end = at + end as usize;
+        self.delimiters[index + 1] = 0;
+        Some(true)
+    }
+}
+
 impl Default for Gated {
     fn default() -> Self {
         Self {

@@ -168,8 +168,6 @@ pub(super) fn gated_numbers(
             return false;
         }
         let starts = flag(START) & before_end;
-        gated.any |= starts != 0;
-        gated.delimiters[index] = delimiters;
         // Every negative number when every text is negative (the judge
         // compares the texts), else the numbers that begin with one.
         let through = if gate.negative {
@@ -177,21 +175,8 @@ pub(super) fn gated_numbers(
         } else {
             super::avx512::through(chunk, gate)
         };
-        let mut through = through & starts;
-        while through != 0 {
-            let Some(slot) = gated.starts.get_mut(gated.count) else {
-                return false;
-            };
-            // Arrays of at most 16 blocks: positions fit in `u32` when the
-            // event does.
-            *slot = u32::try_from(at + through.trailing_zeros() as usize).unwrap_or(u32::MAX);
-            gated.count += 1;
-            through &= through - 1;
-        }
-        if let Some(end) = end {
-            gated.end = at + end as usize;
-            gated.delimiters[index + 1] = 0;
-            return true;
+        if let Some(done) = gated.note_block(at, index, delimiters, starts, through, end) {
+            return done;
         }
         zero_b = leading_zero >> 63;
         fraction_b = u64::from(carry_a | carry_b);
