@@ -11,7 +11,7 @@
 //! Streams and Time to Live" (the `userIdentity` of TTL deletions).
 
 use serde_json::Value;
-use ttlstream_engine::{ChangeRecord, StoredHeader, StoredRecord};
+use ttlstream_engine::{ChangeRecord, SequenceNumber, StoredHeader, StoredRecord};
 
 mod json;
 #[cfg(test)]
@@ -195,21 +195,12 @@ impl Record {
     /// # Errors
     /// [`SourceError::Record`] when the record's time is out of range.
     pub fn unmatched_from_stored(stored: &StoredRecord) -> Result<Self, SourceError> {
-        let record = Self {
-            unmatched: true,
-            ..Self::new(
-                stored.table_name().to_string(),
-                // ASCII digits: from_utf8 never fails.
-                std::str::from_utf8(&stored.sequence_number().decimal_digits())
-                    .unwrap_or_default()
-                    .to_string(),
-                stored.approximate_creation_date_time_millis(),
-                stored.is_ttl_delete(),
-                Vec::new(),
-            )
-        };
-        json::check_time(record.approximate_creation_millis).map_err(|m| record.error(m))?;
-        Ok(record)
+        Self::unmatched(
+            stored.table_name(),
+            stored.sequence_number(),
+            stored.approximate_creation_date_time_millis(),
+            stored.is_ttl_delete(),
+        )
     }
 
     /// [`Record::unmatched_from_stored`] of a record the engine read only
@@ -219,16 +210,32 @@ impl Record {
     /// # Errors
     /// [`SourceError::Record`] when the record's time is out of range.
     pub fn unmatched_from_header(header: &StoredHeader) -> Result<Self, SourceError> {
+        Self::unmatched(
+            header.table_name(),
+            header.sequence_number(),
+            header.approximate_creation_date_time_millis(),
+            header.is_ttl_delete(),
+        )
+    }
+
+    /// The record both of the above build from a stored record's fixed
+    /// fields (its time checked as [`Record::from_stored`] checks it).
+    fn unmatched(
+        table: &str,
+        sequence_number: SequenceNumber,
+        created_millis: i64,
+        ttl_delete: bool,
+    ) -> Result<Self, SourceError> {
         let record = Self {
             unmatched: true,
             ..Self::new(
-                header.table_name().to_string(),
+                table.to_string(),
                 // ASCII digits: from_utf8 never fails.
-                std::str::from_utf8(&header.sequence_number().decimal_digits())
+                std::str::from_utf8(&sequence_number.decimal_digits())
                     .unwrap_or_default()
                     .to_string(),
-                header.approximate_creation_date_time_millis(),
-                header.is_ttl_delete(),
+                created_millis,
+                ttl_delete,
                 Vec::new(),
             )
         };
