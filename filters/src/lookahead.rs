@@ -277,12 +277,51 @@ mod tests {
         (names, bytes, positions)
     }
 
-    /// The case's names interned (and finished), with each one's id.
-    fn interned(pairs: &[(&str, bool)]) -> (Names, Vec<u32>) {
+    /// Asks a walk's look-ahead at `positions` (sorted here) as the walk
+    /// asks, and a fresh one at each: every answer as the definition, and
+    /// each next name the walk is told of the first one ahead, with its id
+    /// that of the name standing there.
+    fn answers_as_the_definition_at(
+        pairs: &[(&str, bool)],
+        bytes: &[u8],
+        mut positions: Vec<usize>,
+    ) -> Result<(), TestCaseError> {
         let mut names = Names::default();
-        let ids = pairs.iter().map(|&(name, _)| names.intern(name)).collect();
+        let ids: Vec<u32> = pairs.iter().map(|&(name, _)| names.intern(name)).collect();
         names.finish();
-        (names, ids)
+        let wanted = |id: u32| ids.iter().zip(pairs).any(|(&i, &(_, w))| i == id && w);
+        positions.sort_unstable();
+        let mut walk = Lookahead::default();
+        for &pos in &positions {
+            let want = ahead_by_definition(pairs, bytes, pos);
+            prop_assert_eq!(walk.ahead(&names, bytes, pos, wanted), want, "at {}", pos);
+            let mut fresh = Lookahead::default();
+            prop_assert_eq!(
+                fresh.ahead(&names, bytes, pos, wanted),
+                want,
+                "afresh at {}",
+                pos
+            );
+            if let Some((at, id)) = walk.name_at(pos) {
+                prop_assert_eq!(
+                    Some(at),
+                    next_name_by_definition(pairs, bytes, pos),
+                    "next after {}",
+                    pos
+                );
+                let name = ids
+                    .iter()
+                    .zip(pairs)
+                    .find(|(i, _)| **i == id)
+                    .map(|(_, &(name, _))| name);
+                let stands = name.is_some_and(|name| {
+                    bytes[at + 1..].starts_with(format!("{name}\"").as_bytes())
+                });
+                prop_assert!(stands, "name {} at {}", id, at);
+                prop_assert_eq!(names.len(id), name.map(str::len));
+            }
+        }
+        Ok(())
     }
 
     proptest! {
@@ -291,40 +330,16 @@ mod tests {
         /// definition, and each next name the walk is told of the first
         /// one ahead.
         #[test]
-        fn answers_as_the_definition_past_a_full_scan((pairs, bytes, mut positions) in dense_case()) {
-            let (names, ids) = interned(&pairs);
-            let wanted = |id: u32| ids.iter().zip(&pairs).any(|(&i, &(_, w))| i == id && w);
-            positions.sort_unstable();
-            let mut walk = Lookahead::default();
-            for &pos in &positions {
-                let want = ahead_by_definition(&pairs, &bytes, pos);
-                prop_assert_eq!(walk.ahead(&names, &bytes, pos, wanted), want, "at {}", pos);
-                if let Some((at, id)) = walk.name_at(pos) {
-                    prop_assert_eq!(Some(at), next_name_by_definition(&pairs, &bytes, pos), "next after {}", pos);
-                    // And its id is that of the name standing there.
-                    let name = ids.iter().zip(&pairs).find(|(i, _)| **i == id).map(|(_, &(name, _))| name);
-                    let stands = name.is_some_and(|name| bytes[at + 1..].starts_with(format!("{name}\"").as_bytes()));
-                    prop_assert!(stands, "name {} at {}", id, at);
-                    prop_assert_eq!(names.len(id), name.map(str::len));
-                }
-            }
+        fn answers_as_the_definition_past_a_full_scan((pairs, bytes, positions) in dense_case()) {
+            answers_as_the_definition_at(&pairs, &bytes, positions)?;
         }
 
         /// The quote-mask search answers as the definition, asked at
         /// increasing positions (as the walk asks, the remembered hit
         /// reused) and afresh.
         #[test]
-        fn answers_as_the_definition((pairs, bytes, mut positions) in case()) {
-            let (names, ids) = interned(&pairs);
-            let wanted = |id: u32| ids.iter().zip(&pairs).any(|(&i, &(_, w))| i == id && w);
-            positions.sort_unstable();
-            let mut walk = Lookahead::default();
-            for &pos in &positions {
-                let want = ahead_by_definition(&pairs, &bytes, pos);
-                prop_assert_eq!(walk.ahead(&names, &bytes, pos, wanted), want, "at {}", pos);
-                let mut fresh = Lookahead::default();
-                prop_assert_eq!(fresh.ahead(&names, &bytes, pos, wanted), want, "afresh at {}", pos);
-            }
+        fn answers_as_the_definition((pairs, bytes, positions) in case()) {
+            answers_as_the_definition_at(&pairs, &bytes, positions)?;
         }
     }
 
