@@ -195,7 +195,7 @@ impl Record {
     /// # Errors
     /// [`SourceError::Record`] when the record's time is out of range.
     pub fn unmatched_from_stored(stored: &StoredRecord) -> Result<Self, SourceError> {
-        Self::unmatched(
+        Self::unmatched_of(
             stored.table_name(),
             stored.sequence_number(),
             stored.approximate_creation_date_time_millis(),
@@ -210,7 +210,7 @@ impl Record {
     /// # Errors
     /// [`SourceError::Record`] when the record's time is out of range.
     pub fn unmatched_from_header(header: &StoredHeader) -> Result<Self, SourceError> {
-        Self::unmatched(
+        Self::unmatched_of(
             header.table_name(),
             header.sequence_number(),
             header.approximate_creation_date_time_millis(),
@@ -220,7 +220,7 @@ impl Record {
 
     /// The record both of the above build from a stored record's fixed
     /// fields (its time checked as [`Record::from_stored`] checks it).
-    fn unmatched(
+    fn unmatched_of(
         table: &str,
         sequence_number: SequenceNumber,
         created_millis: i64,
