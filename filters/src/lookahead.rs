@@ -174,36 +174,46 @@ impl Lookahead {
     }
 
     /// Whether, at or after `pos`, `bytes` hold a `\` or a quoted name for
-    /// which `wanted` holds.
+    /// which `wanted` holds: `None` if not, else `Some(until)`, a position
+    /// not before `pos` at which such a `\` or name's opening quote stands.
+    /// So the answer is also yes at every position from `pos` to `until`
+    /// (for the same `wanted`, or one that holds for more names), and the
+    /// walk need not ask again before it passes `until`.
     pub(crate) fn ahead(
         &mut self,
         names: &Names,
         bytes: &[u8],
         pos: usize,
         wanted: impl Fn(u32) -> bool,
-    ) -> bool {
+    ) -> Option<usize> {
         if self.went_back(pos) {
             self.cursor = 0;
         }
         if self.from > pos && names.scan(bytes, pos, self).is_err() {
-            return true;
+            return Some(pos);
         }
         loop {
             self.cursor = self.first_from(pos);
-            if (self.hits.get(self.cursor..).unwrap_or_default().iter())
-                .any(|&(_, name)| wanted(name))
+            let backslash = match self.beyond {
+                // At or after `pos`: it counts whatever the names.
+                Beyond::Backslash(at) if at >= pos => Some(at),
+                _ => None,
+            };
+            // The last wanted name: the answer holds up to it.
+            if let Some(&(at, _)) = (self.hits.get(self.cursor..).unwrap_or_default().iter())
+                .rev()
+                .find(|&&(_, name)| wanted(name))
             {
-                return true;
+                return Some(backslash.map_or(at, |slash| slash.max(at)));
             }
             let from = match self.beyond {
-                Beyond::Nothing => return false,
-                // At or after `pos`: it counts whatever the names.
-                Beyond::Backslash(at) if at >= pos => return true,
+                Beyond::Nothing => return None,
+                Beyond::Backslash(at) if at >= pos => return Some(at),
                 Beyond::Backslash(_) => pos,
                 Beyond::Full(resume) => resume.max(pos),
             };
             if names.scan(bytes, from, self).is_err() {
-                return true;
+                return Some(pos);
             }
         }
     }
@@ -294,14 +304,24 @@ mod tests {
         let mut walk = Lookahead::default();
         for &pos in &positions {
             let want = ahead_by_definition(pairs, bytes, pos);
-            prop_assert_eq!(walk.ahead(&names, bytes, pos, wanted), want, "at {}", pos);
+            let until = walk.ahead(&names, bytes, pos, wanted);
+            prop_assert_eq!(until.is_some(), want, "at {}", pos);
+            // Yes up to `until` (the definition's answer can only turn
+            // from yes to no as the position grows).
+            if let Some(until) = until {
+                prop_assert!(until >= pos, "until {} before {}", until, pos);
+                prop_assert!(ahead_by_definition(pairs, bytes, until), "until {}", until);
+            }
             let mut fresh = Lookahead::default();
-            prop_assert_eq!(
-                fresh.ahead(&names, bytes, pos, wanted),
-                want,
-                "afresh at {}",
-                pos
-            );
+            let afresh = fresh.ahead(&names, bytes, pos, wanted);
+            prop_assert_eq!(afresh.is_some(), want, "afresh at {}", pos);
+            if let Some(until) = afresh {
+                prop_assert!(
+                    ahead_by_definition(pairs, bytes, until),
+                    "afresh until {}",
+                    until
+                );
+            }
             if let Some((at, id)) = walk.name_at(pos) {
                 prop_assert_eq!(
                     Some(at),
@@ -354,19 +374,19 @@ mod tests {
         let bytes = br#"{"a": 1, "b": "x\"", "a": 2, "b": 3}"#;
         let mut ahead = Lookahead::default();
         let only = |id: u32| move |n: u32| n == id;
-        assert!(ahead.ahead(&names, bytes, 0, only(a)));
-        assert!(ahead.ahead(&names, bytes, 2, only(a)));
-        assert!(ahead.ahead(&names, bytes, 17, only(a)));
-        assert!(ahead.ahead(&names, bytes, 22, only(b)));
-        assert!(!ahead.ahead(&names, bytes, 22, only(a)));
-        assert!(!ahead.ahead(&names, bytes, 30, only(b)));
+        assert!(ahead.ahead(&names, bytes, 0, only(a)).is_some());
+        assert!(ahead.ahead(&names, bytes, 2, only(a)).is_some());
+        assert!(ahead.ahead(&names, bytes, 17, only(a)).is_some());
+        assert!(ahead.ahead(&names, bytes, 22, only(b)).is_some());
+        assert!(ahead.ahead(&names, bytes, 22, only(a)).is_none());
+        assert!(ahead.ahead(&names, bytes, 30, only(b)).is_none());
         // A search starting inside a quoted name does not find it.
-        assert!(!ahead.ahead(&names, bytes, 30, only(b)));
+        assert!(ahead.ahead(&names, bytes, 30, only(b)).is_none());
         let mut fresh = Lookahead::default();
-        assert!(!fresh.ahead(&names, bytes, 30, only(b)));
-        assert!(fresh.ahead(&names, bytes, 29, only(b)));
+        assert!(fresh.ahead(&names, bytes, 30, only(b)).is_none());
+        assert!(fresh.ahead(&names, bytes, 29, only(b)).is_some());
         // Before the `\` at 16, it counts whatever the names.
-        assert!(ahead.ahead(&names, bytes, 10, |_| false));
-        assert!(!ahead.ahead(&names, bytes, 17, |_| false));
+        assert!(ahead.ahead(&names, bytes, 10, |_| false).is_some());
+        assert!(ahead.ahead(&names, bytes, 17, |_| false).is_none());
     }
 }

@@ -61,6 +61,7 @@ pub(crate) fn collect_bytes<'a>(
         open,
         wanted_arrays: 0,
         ahead: Lookahead::new(hits),
+        sure: (0, usize::MAX),
         stopped: false,
         // An event that does not end with `}` is malformed: read it all, so
         // that the walk finds the fault and reports where it is.
@@ -105,6 +106,11 @@ struct Walk<'t, 'l, 'a> {
     /// elements are values there without any key before them.
     wanted_arrays: usize,
     ahead: Lookahead,
+    /// `(until, depth)`: the look-ahead said no stop before `until` when
+    /// `depth` objects were open, and none of them has closed since (more
+    /// open objects look for more names: the answer holds). No answer kept
+    /// when `depth` is `usize::MAX`.
+    sure: (usize, usize),
     /// Set when the walk stopped early: nothing after it can add a value.
     stopped: bool,
     /// Whether the walk may stop early (lazy mode, and the bytes end with `}`).
@@ -142,11 +148,24 @@ impl<'a> Walk<'_, '_, 'a> {
 
     /// Whether the walk may stop before the object member at its position:
     /// lazy mode, the bytes end with `}`, no enclosing named array, and ahead
-    /// no `\` and no quoted name that a child of an open object has.
+    /// no `\` and no quoted name that a child of an open object has. The
+    /// look-ahead is asked again only once the walk has passed the last
+    /// such name it found (or an object open then has closed).
+    #[inline]
     fn can_stop(&mut self) -> bool {
         if !self.may_stop || self.wanted_arrays > 0 {
             return false;
         }
+        let (until, depth) = self.sure;
+        if self.lex.pos <= until && self.open.len() >= depth {
+            return false;
+        }
+        self.ask_ahead()
+    }
+
+    /// [`Walk::can_stop`]'s question to the look-ahead; keeps how far its
+    /// answer holds.
+    fn ask_ahead(&mut self) -> bool {
         let (trie, open) = (self.trie, &self.open);
         // Names below 64 by one bit test; the others (many patterns) by
         // each open object's list.
@@ -157,9 +176,13 @@ impl<'a> Walk<'_, '_, 'a> {
             Some(bit) => bits & bit != 0,
             None => open.iter().any(|&n| trie.node(n).name_ids.contains(&name)),
         };
-        !self
-            .ahead
-            .ahead(&trie.names, self.lex.bytes, self.lex.pos, meets)
+        match (self.ahead).ahead(&trie.names, self.lex.bytes, self.lex.pos, meets) {
+            Some(until) => {
+                self.sure = (until, self.open.len());
+                false
+            }
+            None => true,
+        }
     }
 
     /// The value at trie `node`; containers in it nest at `depth + 1`.
@@ -510,11 +533,21 @@ impl<'a> Walk<'_, '_, 'a> {
                 Some(b',') => self.lex.pos += 1,
                 Some(b'}') => {
                     self.lex.pos += 1;
-                    self.open.pop();
+                    self.close();
                     return Ok(());
                 }
                 _ => return Err(self.lex.error("an object", "expected `,` or `}`")),
             }
+        }
+    }
+
+    /// The innermost open object ends: a look-ahead answer kept while it
+    /// was open no longer holds.
+    #[inline]
+    fn close(&mut self) {
+        self.open.pop();
+        if self.open.len() < self.sure.1 {
+            self.sure.1 = usize::MAX;
         }
     }
 
