@@ -254,36 +254,46 @@ impl<'a> Lexer<'a> {
     /// Moves past the object members `"key":"value",` that start at the
     /// position, written without blanks, each string free of `"`, `\` and
     /// control characters, as long as they end by `end`; stops before the
-    /// first member that is not one of those (or ends past `end`). For
+    /// first member that is not one of those (or ends past `end`). A last
+    /// such member, `"key":"value"}` with its `}` before `end`, is passed
+    /// too: then the position is the `}`'s, and `true` is returned. For
     /// [`crate::scan`]'s lazy walk, when it knows that no key before `end`
     /// is a name it looks for: it would read these members one by one (a key
     /// lookup and a skim each) without finding a fault or keeping a value.
-    pub(crate) fn skip_plain_members(&mut self, end: usize) {
+    pub(crate) fn skip_plain_members(&mut self, end: usize) -> bool {
         let bytes = self.bytes;
         while self.pos < end {
             if bytes.get(self.pos) != Some(&b'"') {
-                return;
+                return false;
             }
             let value_end = match plain_member_32(bytes, self.pos) {
                 Some(value_end) => value_end,
                 None => {
                     let Some(key_end) = plain_string_end(bytes, self.pos + 1) else {
-                        return;
+                        return false;
                     };
                     if bytes.get(key_end + 1..key_end + 3) != Some(&b":\""[..]) {
-                        return;
+                        return false;
                     }
                     let Some(value_end) = plain_string_end(bytes, key_end + 3) else {
-                        return;
+                        return false;
                     };
                     value_end
                 }
             };
-            if value_end + 2 > end || bytes.get(value_end + 1) != Some(&b',') {
-                return;
+            if value_end + 2 > end {
+                return false;
             }
-            self.pos = value_end + 2;
+            match bytes.get(value_end + 1) {
+                Some(b',') => self.pos = value_end + 2,
+                Some(b'}') => {
+                    self.pos = value_end + 1;
+                    return true;
+                }
+                _ => return false,
+            }
         }
+        false
     }
 
     fn escape(&mut self) -> Result<(), EventError> {
@@ -541,8 +551,9 @@ mod tests {
     }
     /// Where `skip_plain_members` should stop, read literally: members
     /// `"key":"value",` with no `"`, `\` or control character inside the
-    /// strings, each ending by `end`.
-    fn plain_members_end(bytes: &[u8], mut at: usize, end: usize) -> usize {
+    /// strings, each ending by `end`; and whether a last such member
+    /// `"key":"value"}` ending by `end` was passed (then it stops at the `}`).
+    fn plain_members_end(bytes: &[u8], mut at: usize, end: usize) -> (usize, bool) {
         let plain = |b: &u8| *b != b'"' && *b != b'\\' && *b >= 0x20;
         loop {
             let string_end = |from: usize| {
@@ -555,12 +566,11 @@ mod tests {
                 .flatten()
                 .filter(|&k| bytes.get(k + 1..k + 3) == Some(&b":\""[..]))
                 .and_then(|k| string_end(k + 3))
-                .filter(|&v| bytes.get(v + 1) == Some(&b','))
-                .map(|v| v + 2)
-                .filter(|&next| next <= end);
+                .filter(|&v| v + 2 <= end);
             match member {
-                Some(next) if at < end => at = next,
-                _ => return at,
+                Some(v) if at < end && bytes.get(v + 1) == Some(&b',') => at = v + 2,
+                Some(v) if at < end && bytes.get(v + 1) == Some(&b'}') => return (v + 1, true),
+                _ => return (at, false),
             }
         }
     }
@@ -576,6 +586,7 @@ mod tests {
                 "\"abcdefghij\":\"v\",", "\"k\":\"\",", "\"\":\"0123456789abcdefg\",",
                 "\"k\":\"abcdefghijklmnopqrstuvwxyz\",", "abcdefghijklmnopqrst",
                 "\"", ":", ",", "a", "abcdefgh", " ", "\\", "\n", "\u{1}", "{", "1", "é",
+                "}", "\"k\":\"v\"}",
             ]), 0..24),
             start in 0usize..8,
             end in 0usize..300,
@@ -585,8 +596,13 @@ mod tests {
             let start = start.min(bytes.len());
             let mut lexer = Lexer::new(bytes);
             lexer.pos = start;
-            lexer.skip_plain_members(end);
-            proptest::prop_assert_eq!(lexer.pos, plain_members_end(bytes, start, end), "{}", text);
+            let closed = lexer.skip_plain_members(end);
+            proptest::prop_assert_eq!(
+                (lexer.pos, closed),
+                plain_members_end(bytes, start, end),
+                "{}",
+                text
+            );
         }
 
         /// The wide steps stop at the first `"`, `\\` or control character

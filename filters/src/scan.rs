@@ -477,12 +477,17 @@ impl<'a> Walk<'_, '_, 'a> {
                 return Ok(());
             }
             // No key before the next quoted name is one the walk looks for:
-            // plain `"key":"value",` members up to it are passed in one go.
+            // plain `"key":"value",` members up to it are passed in one go,
+            // and the object's end with them when it comes first.
             let mut name = None;
             if self.check == Check::Lazy
                 && let Some((at, id)) = self.ahead.name_at(self.lex.pos)
             {
-                self.lex.skip_plain_members(at);
+                if self.lex.skip_plain_members(at) {
+                    self.lex.pos += 1;
+                    self.close();
+                    return Ok(());
+                }
                 name = Some((at, id));
             }
             self.lex.skip_ws();
