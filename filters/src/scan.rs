@@ -687,9 +687,41 @@ fn plain_number(bytes: &[u8], start: usize, end: usize, at: usize, dots: u128) -
 }
 
 /// A string body without escapes, checked as UTF-8.
+#[inline]
 fn utf8<'a>(lex: &Lexer<'a>, start: usize, end: usize) -> Result<&'a str, EventError> {
-    std::str::from_utf8(&lex.bytes[start..end])
+    let body = &lex.bytes[start..end];
+    if let Some(text) = short_ascii(body) {
+        return Ok(text);
+    }
+    std::str::from_utf8(body)
         .map_err(|e| lex.error_at(start + e.valid_up_to(), "invalid unicode code point"))
+}
+
+/// `body` as text when it has at most 16 bytes, all ASCII (so UTF-8):
+/// known from its first and last words ORed, where `from_utf8` is an
+/// out-of-line call of about 70 instructions for a short string. `None`
+/// for a longer body or one with another byte (then `from_utf8` decides).
+#[inline]
+fn short_ascii(body: &[u8]) -> Option<&str> {
+    let bits = match body.len() {
+        8..=16 => {
+            u64::from_le_bytes(*body.first_chunk::<8>()?)
+                | u64::from_le_bytes(*body.last_chunk::<8>()?)
+        }
+        4..=7 => u64::from(
+            u32::from_le_bytes(*body.first_chunk::<4>()?)
+                | u32::from_le_bytes(*body.last_chunk::<4>()?),
+        ),
+        0..=3 => body.iter().fold(0, |bits, &b| bits | u64::from(b)),
+        _ => return None,
+    };
+    if bits & crate::lex::splat(0x80) != 0 {
+        return None;
+    }
+    // SAFETY: every byte of `body` is below 0x80 (each lies in the first or
+    // the last word, or was ORed in one by one): ASCII, which is UTF-8.
+    #[allow(unsafe_code)]
+    Some(unsafe { std::str::from_utf8_unchecked(body) })
 }
 
 /// A string body decoded (escapes by `serde_json`, surrogate pairs included);

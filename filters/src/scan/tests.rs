@@ -334,3 +334,25 @@ fn syntax_errors_in_skipped_fields_are_still_errors() {
     let err = values(r#"{"a": ["x"]}"#, br#"{"z": [1, }, "a": "x"}"#).unwrap_err();
     assert!(matches!(err, EventError::Json { line: 1, .. }), "{err:?}");
 }
+
+proptest::proptest! {
+    /// A short ASCII body is taken as text without `from_utf8`, and
+    /// exactly then: the same text as `from_utf8` gives, and `None` for a
+    /// body over 16 bytes or with a byte of 0x80 or more (at every place,
+    /// across the two words' overlap).
+    #[test]
+    fn short_ascii_bodies_are_text_as_from_utf8_reads_them(
+        pieces in proptest::collection::vec(proptest::sample::select(vec![
+            "a", "Z", "0", " ", "\u{7f}", "\u{0}", "é", "\u{ff}", "€", "\u{80}",
+        ]), 0..20),
+    ) {
+        let text = pieces.concat();
+        let body = text.as_bytes();
+        let ascii = body.len() <= 16 && body.is_ascii();
+        let fast = short_ascii(body);
+        proptest::prop_assert_eq!(fast.is_some(), ascii, "{:?}", text);
+        if let Some(fast) = fast {
+            proptest::prop_assert_eq!(Some(fast), std::str::from_utf8(body).ok());
+        }
+    }
+}
