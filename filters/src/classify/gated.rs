@@ -32,11 +32,11 @@ impl Gated {
     /// Notes one block of the pass (number `index`, at byte `at`): its
     /// delimiters, and the first byte of each number in `starts` that
     /// `through` lets through; `Some` when the pass ends here: `true` at
-    /// the array's end (`end`, the closing bracket's bit), `false` when
-    /// more numbers go through than `starts` holds. Shared by every body
-    /// of the pass (`gated_numbers_with` and the VBMI one).
+    /// the array's end (`end`, the closing bracket's bit; the caller then
+    /// sets `any`), `false` when more numbers go through than `starts`
+    /// holds. Shared by every body of the pass (`gated_numbers_with` and
+    /// the VBMI one).
     #[inline(always)]
-    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     pub(super) fn note_block(
         &mut self,
         at: usize,
@@ -46,7 +46,6 @@ impl Gated {
         through: u64,
         end: Option<u32>,
     ) -> Option<bool> {
-        self.any |= starts != 0;
         self.delimiters[index] = delimiters;
         let mut through = through & starts;
         while through != 0 {
@@ -108,7 +107,8 @@ pub(super) fn gated_numbers_with(
     let mut at = start;
     let mut level: usize = 0;
     gated.count = 0;
-    gated.any = false;
+    // The first bytes of numbers, ORed over the blocks.
+    let mut seen = 0u64;
     // The classes of the byte before the block, as bit 0 of each mask.
     let (mut open_b, mut comma_b, mut close_b, mut digit_b) = (0u64, 0u64, 0u64, 0u64);
     let (mut minus_b, mut dot_b, mut zero_b) = (0u64, 0u64, 0u64);
@@ -158,25 +158,12 @@ pub(super) fn gated_numbers_with(
         let starts = !(block.delimiters | block.other)
             & after(block.delimiters, open_b | comma_b | close_b)
             & before_end;
-        gated.any |= starts != 0;
-        gated.delimiters[index] = block.delimiters;
+        seen |= starts;
         // Every negative number, when every text is negative.
         let through = if gate.negative { block.minus } else { through };
-        let mut through = through & starts;
-        while through != 0 {
-            let Some(slot) = gated.starts.get_mut(gated.count) else {
-                return false;
-            };
-            // Arrays of at most 16 blocks: positions fit in `u32` when the
-            // event does.
-            *slot = u32::try_from(at + through.trailing_zeros() as usize).unwrap_or(u32::MAX);
-            gated.count += 1;
-            through &= through - 1;
-        }
-        if let Some(end) = end {
-            gated.end = at + end as usize;
-            gated.delimiters[index + 1] = 0;
-            return true;
+        if let Some(done) = gated.note_block(at, index, block.delimiters, starts, through, end) {
+            gated.any = seen != 0;
+            return done;
         }
         open_b = block.open >> 63;
         comma_b = comma >> 63;

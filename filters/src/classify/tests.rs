@@ -28,6 +28,13 @@ fn gated_bodies_agree_with_the_portable_one() {
         &[(-12_250_010_000, -12_237_590_000), (-10_000, 50_000_000)],
         None,
     );
+    // Every text negative: every negative number goes through.
+    let negative = Gate::new(
+        [(text(b"-122"), 122), (text(b"-0"), 0)],
+        &[(-12_250_010_000, -12_237_590_000), (-10_000, 0)],
+        None,
+    );
+    assert!(negative.negative && !gate.negative);
     let pieces = [
         "[",
         "]",
@@ -96,9 +103,9 @@ fn gated_bodies_agree_with_the_portable_one() {
         }
         let array = array.trim_end_matches(',').to_owned() + "]],1]";
         let bytes = array.as_bytes();
-        for room in [3, 128] {
+        for (room, gate) in [(3, &gate), (128, &gate), (128, &negative)] {
             let mut want = Gated::default();
-            let ok = gated_numbers_with(portable_gated, bytes, 0, room, &gate, &mut want);
+            let ok = gated_numbers_with(portable_gated, bytes, 0, room, gate, &mut want);
             let want = found(ok, &want);
             accepted += usize::from(want.is_some());
             #[cfg(target_arch = "x86_64")]
@@ -107,19 +114,19 @@ fn gated_bodies_agree_with_the_portable_one() {
                 if Classifier::new().is_some() {
                     // SAFETY: `Classifier::new` found AVX2 and POPCNT.
                     #[allow(unsafe_code)]
-                    let ok = unsafe { x86::gated_numbers(bytes, 0, room, &gate, &mut got) };
+                    let ok = unsafe { x86::gated_numbers(bytes, 0, room, gate, &mut got) };
                     assert_eq!(found(ok, &got), want, "AVX2 {array}");
                 }
                 if Classifier::new().is_some_and(|c| c.avx512) {
                     // SAFETY: `Classifier::new` found AVX-512BW and POPCNT.
                     #[allow(unsafe_code)]
-                    let ok = unsafe { avx512::gated_numbers(bytes, 0, room, &gate, &mut got) };
+                    let ok = unsafe { avx512::gated_numbers(bytes, 0, room, gate, &mut got) };
                     assert_eq!(found(ok, &got), want, "AVX-512 {array}");
                 }
                 if Classifier::new().is_some_and(|c| c.vbmi) {
                     // SAFETY: `Classifier::new` found AVX-512BW, VBMI and POPCNT.
                     #[allow(unsafe_code)]
-                    let ok = unsafe { vbmi::gated_numbers(bytes, 0, room, &gate, &mut got) };
+                    let ok = unsafe { vbmi::gated_numbers(bytes, 0, room, gate, &mut got) };
                     assert_eq!(found(ok, &got), want, "VBMI {array}");
                 }
             }

@@ -10,9 +10,9 @@
 
 use std::arch::x86_64::{
     __m512i, _mm512_add_epi8, _mm512_cmpeq_epi8_mask, _mm512_cmpge_epu8_mask, _mm512_loadu_si512,
-    _mm512_maskz_permutex2var_epi8, _mm512_movepi8_mask, _mm512_permutex2var_epi8,
-    _mm512_permutexvar_epi8, _mm512_set1_epi8, _mm512_setzero_si512, _mm512_slli_epi16,
-    _mm512_test_epi8_mask,
+    _mm512_maskz_loadu_epi8, _mm512_maskz_permutex2var_epi8, _mm512_movepi8_mask,
+    _mm512_permutex2var_epi8, _mm512_permutexvar_epi8, _mm512_set1_epi8, _mm512_setzero_si512,
+    _mm512_slli_epi16, _mm512_test_epi8_mask,
 };
 
 use super::gated::{GATED_BLOCKS, Gated, chunk72};
@@ -122,22 +122,43 @@ pub(super) fn gated_numbers(
     gate: &Gate,
     gated: &mut Gated,
 ) -> bool {
+    // One loop per kind of gate, so that the negative one (the city-lots
+    // longitudes) keeps no 72-byte copy of the array's last block and no
+    // test of the kind per block.
+    if gate.negative {
+        pass::<true>(bytes, start, room, gate, gated)
+    } else {
+        pass::<false>(bytes, start, room, gate, gated)
+    }
+}
+
+/// [`gated_numbers`] for a gate that is [`Gate::negative`] or not.
+#[target_feature(enable = "avx512bw,avx512vbmi,popcnt")]
+#[inline]
+fn pass<const NEGATIVE: bool>(
+    bytes: &[u8],
+    start: usize,
+    room: usize,
+    gate: &Gate,
+    gated: &mut Gated,
+) -> bool {
     let (classes_low, classes_high) = (load64(&CLASSES[..64]), load64(&CLASSES[64..]));
     let (pairs, before_lanes) = (load64(&PAIRS), load64(&BEFORE));
     let splat = |b: u8| _mm512_set1_epi8(b.cast_signed());
-    let mut at = start;
-    let mut level: usize = 0;
     gated.count = 0;
-    gated.any = false;
+    let mut at = start;
+    // The bytes from `at`.
+    let mut rest = bytes.get(start..).unwrap_or_default();
+    let mut level: usize = 0;
+    // The first bytes of numbers, ORed over the blocks.
+    let mut seen = 0u64;
     // The classes of the block before ([`OTHER`] before the first).
     let mut previous = _mm512_setzero_si512();
     // Whether the last byte of the block before is a leading `0`, and
     // whether a run of digits after a `.` goes on past it.
     let (mut zero_b, mut fraction_b) = (0u64, 0u64);
     for index in 0..GATED_BLOCKS {
-        let mut padded = [0u8; 72];
-        let chunk = chunk72(bytes, at, &mut padded);
-        let v = super::avx512::load(chunk, 0);
+        let v = load_block(rest);
         // Bytes from 0x80 are `OTHER` (0).
         let ascii = !_mm512_movepi8_mask(v);
         let class = _mm512_maskz_permutex2var_epi8(ascii, classes_low, v, classes_high);
@@ -168,21 +189,44 @@ pub(super) fn gated_numbers(
             return false;
         }
         let starts = flag(START) & before_end;
+        seen |= starts;
         // Every negative number when every text is negative (the judge
         // compares the texts), else the numbers that begin with one.
-        let through = if gate.negative {
+        let through = if NEGATIVE {
             is(MINUS)
         } else {
-            super::avx512::through(chunk, gate)
+            let mut padded = [0u8; 72];
+            super::avx512::through(chunk72(bytes, at, &mut padded), gate)
         };
         if let Some(done) = gated.note_block(at, index, delimiters, starts, through, end) {
+            gated.any = seen != 0;
             return done;
         }
         zero_b = leading_zero >> 63;
         fraction_b = u64::from(carry_a | carry_b);
         at += 64;
+        rest = rest.get(64..).unwrap_or_default();
     }
     false
+}
+
+/// The first 64 bytes of `rest`, or what there is followed by zeros
+/// (`OTHER` bytes).
+#[target_feature(enable = "avx512bw")]
+#[inline]
+fn load_block(rest: &[u8]) -> __m512i {
+    if let Some(block) = rest.first_chunk::<64>() {
+        return load64(block);
+    }
+    // Fewer than 64 bytes: the array's last block.
+    let lanes = (1u64 << rest.len()) - 1;
+    // SAFETY: the load reads only the lanes set in `lanes`, the first
+    // `rest.len()` bytes of `rest`, which are readable; masked-off lanes
+    // are neither read nor faulted on, and come back as zeros.
+    #[allow(unsafe_code)]
+    unsafe {
+        _mm512_maskz_loadu_epi8(lanes, rest.as_ptr().cast())
+    }
 }
 
 /// The first 64 bytes of `bytes` (at least 64).
