@@ -222,6 +222,19 @@ impl<'a> Lexer<'a> {
         }
     }
 
+    /// A string's body with no `\` and no control character, the opening
+    /// quote already consumed: moves past its closing quote and returns the
+    /// body's byte range, as [`Lexer::string`] would (without the call);
+    /// `None` (nothing moved) for any other body, which [`Lexer::string`]
+    /// then reads.
+    #[inline]
+    pub(crate) fn plain_string(&mut self) -> Option<(usize, usize)> {
+        let start = self.pos;
+        let end = plain_string_end(self.bytes, start)?;
+        self.pos = end + 1;
+        Some((start, end))
+    }
+
     /// A string's body, the opening quote already consumed: returns the
     /// body's byte range and whether it holds an escape.
     pub(crate) fn string(&mut self) -> Result<(usize, usize, bool), EventError> {
@@ -630,6 +643,34 @@ mod tests {
             }
             let end = first.filter(|&at| bytes[at] == b'"');
             proptest::prop_assert_eq!(plain_string_end(bytes, start), end, "{}", text);
+        }
+
+        /// `plain_string` reads a body exactly when `string` reads it
+        /// without an escape, to the same end; otherwise it moves nothing.
+        #[test]
+        fn plain_strings_are_read_as_string_reads_them(
+            pieces in proptest::collection::vec(proptest::sample::select(vec![
+                "a", "abcdefghijklmnop", "\"", "\\", "\\\"", "\\u0041", "\\x", "\u{1}", " ",
+                "é",
+            ]), 0..24),
+            start in 0usize..40,
+        ) {
+            let text = pieces.concat();
+            let bytes = text.as_bytes();
+            let start = start.min(bytes.len());
+            let (mut plain, mut full) = (Lexer::new(bytes), Lexer::new(bytes));
+            (plain.pos, full.pos) = (start, start);
+            let read = full.string().ok();
+            match plain.plain_string() {
+                Some((from, to)) => {
+                    proptest::prop_assert_eq!(read, Some((from, to, false)), "{}", text);
+                    proptest::prop_assert_eq!(plain.pos, full.pos, "{}", text);
+                }
+                None => {
+                    proptest::prop_assert!(read.is_none_or(|(_, _, escaped)| escaped), "{}", text);
+                    proptest::prop_assert_eq!(plain.pos, start, "{}", text);
+                }
+            }
         }
     }
 }

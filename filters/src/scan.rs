@@ -211,6 +211,14 @@ impl<'a> Walk<'_, '_, 'a> {
             }
             Some(b'"') => {
                 self.lex.pos += 1;
+                // Most strings: no escape, so no decoding (and no calls).
+                if let Some((start, end)) = self.lex.plain_string() {
+                    if self.wanted(node) {
+                        let text = utf8(&self.lex, start, end)?;
+                        self.record(node, Scalar::String(Cow::Borrowed(text)));
+                    }
+                    return Ok(());
+                }
                 let (start, end, escaped) = self.lex.string()?;
                 if self.wanted(node) {
                     let text = decode(&self.lex, start, end, escaped)?;
