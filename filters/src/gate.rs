@@ -49,6 +49,9 @@ pub(crate) struct GateText {
     /// follow in the same word); else a mask no word meets.
     point: u64,
     point_mask: u64,
+    /// The bits the text and the `.` take in that word (`8 * len + 8`, at
+    /// most 63): the three digits follow.
+    point_shift: u32,
     /// Per test at the path (bit `i` for test `i`), the fractions as in
     /// `fractions` that surely satisfy it and those that may: empty when
     /// the tests are not all known by key ranges, or more than 64.
@@ -126,9 +129,7 @@ impl Gate {
         // Most numbers: the text, a `.` and three digits in this one word.
         for text in &self.texts {
             // (A longer text has no such word: `point_mask` meets none.)
-            let after = u32::try_from(8 * text.len + 8).unwrap_or(u32::MAX);
-            let three = word.checked_shr(after).unwrap_or(0) ^ ZEROS;
-            let three = three & 0xFF_FFFF;
+            let three = (word >> text.point_shift ^ ZEROS) & 0xFF_FFFF;
             if word & text.point_mask == text.point
                 && (three.wrapping_add(0x76_7676) | three) & 0x80_8080 == 0
             {
@@ -278,6 +279,7 @@ impl GateText {
             mask: u64::MAX >> (64 - 8 * len),
             point,
             point_mask,
+            point_shift: u32::try_from(8 * len + 8).unwrap_or(63).min(63),
             fractions: fractions.into_iter().map(ascii_range).collect(),
             near,
             tests,
