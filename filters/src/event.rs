@@ -143,13 +143,11 @@ impl<'a> Leaves<'a> {
         let leaves = std::mem::take(&mut buffers.leaves);
         let mut ends = std::mem::take(&mut buffers.ends);
         let mut trails = std::mem::take(&mut buffers.trails);
-        let mut spare = std::mem::take(&mut buffers.spare);
+        // The byte walk empties its own buffers (`spare`) when it takes them.
+        let spare = std::mem::take(&mut buffers.spare);
         ends.clear();
         ends.resize(paths, (NONE, NONE, 0));
         trails.clear();
-        spare.0.clear();
-        spare.1.clear();
-        spare.2.clear();
         Self {
             leaves: recycle(leaves),
             ends,

@@ -156,13 +156,15 @@ impl Lookahead {
     /// The opening quote of the next quoted name at or after `pos`, when the
     /// last scan found it from at or before `pos`: between `pos` and it
     /// lie no `\` and no quoted name of any field (whether wanted or not).
-    /// With its name id.
+    /// With its name id. The cursor moves to it (the walk asks at
+    /// increasing positions: the next question starts there).
     #[inline]
-    pub(crate) fn name_at(&self, pos: usize) -> Option<(usize, u32)> {
+    pub(crate) fn name_at(&mut self, pos: usize) -> Option<(usize, u32)> {
         if self.from > pos || self.went_back(pos) {
             return None;
         }
-        self.hits.get(self.first_from(pos)).copied()
+        self.cursor = self.first_from(pos);
+        self.hits.get(self.cursor).copied()
     }
 
     /// Whether `pos` lies at or before the hit before the cursor.

@@ -51,7 +51,9 @@ pub(crate) fn collect_bytes<'a>(
     check: Check,
     leaves: &mut Leaves<'a>,
 ) -> Result<(), EventError> {
-    let (trail, open, hits) = std::mem::take(&mut leaves.spare);
+    let (mut trail, mut open, hits) = std::mem::take(&mut leaves.spare);
+    trail.clear();
+    open.clear();
     let mut walk = Walk {
         trie,
         lex: Lexer::new(bytes),
@@ -214,7 +216,11 @@ impl<'a> Walk<'_, '_, 'a> {
                 // Most strings: no escape, so no decoding (and no calls).
                 if let Some((start, end)) = self.lex.plain_string() {
                     if self.wanted(node) {
-                        let text = utf8(&self.lex, start, end)?;
+                        // A short ASCII body without a call.
+                        let text = match short_ascii(&self.lex.bytes[start..end]) {
+                            Some(text) => text,
+                            None => utf8(&self.lex, start, end)?,
+                        };
                         self.record(node, Scalar::String(Cow::Borrowed(text)));
                     }
                     return Ok(());
