@@ -56,6 +56,13 @@ pub(crate) struct GateText {
     /// `fractions` that surely satisfy it and those that may: empty when
     /// the tests are not all known by key ranges, or more than 64.
     tests: Vec<FractionTest>,
+    /// Per value `c` of the first three fraction digits (when `tests` is
+    /// not empty), `k` when every fraction of the cell satisfies exactly
+    /// the tests `cell_tests[k - 1]` (surely inside those, surely outside
+    /// the others), else 0: a number inside a range is judged from its
+    /// one word, like a far one.
+    cells: Vec<u8>,
+    cell_tests: Vec<u64>,
 }
 
 /// What the fractions of one [`GateText`] say about one test.
@@ -138,6 +145,11 @@ impl Gate {
                 if text.near[cell / 64 % 16] >> (cell % 64) & 1 == 0 {
                     return Judged::Far;
                 }
+                if let Some(&k) = text.cells.get(cell)
+                    && let Some(&tests) = text.cell_tests.get(usize::from(k).wrapping_sub(1))
+                {
+                    return Judged::Tests(tests);
+                }
                 break;
             }
         }
@@ -198,6 +210,20 @@ impl Gate {
     }
 }
 
+impl Gate {
+    /// This gate without [`GateText::cells`]: [`Gate::judge`] by the
+    /// fractions alone, the reference for the cells.
+    #[cfg(test)]
+    pub(crate) fn without_cells(&self) -> Self {
+        let mut gate = self.clone();
+        for text in &mut gate.texts {
+            text.cells.clear();
+            text.cell_tests.clear();
+        }
+        gate
+    }
+}
+
 impl GateText {
     /// `word`'s bytes up to its first zero byte (1 to 8 of them), an
     /// integer part of `magnitude`, near the fixed-point `ranges`
@@ -244,7 +270,7 @@ impl GateText {
                 near[cell / 64] |= 1 << (cell % 64);
             }
         }
-        let tests = tests
+        let unit_tests: Vec<UnitTest> = tests
             .unwrap_or_default()
             .iter()
             .zip(0u32..)
@@ -257,11 +283,20 @@ impl GateText {
                 } else {
                     ((1, 0), (1, 0))
                 };
-                FractionTest {
+                UnitTest {
                     bit: 1 << i,
-                    sure: ascii_range(sure),
-                    maybe: ascii_range(maybe),
+                    sure,
+                    maybe,
                 }
+            })
+            .collect();
+        let (cells, cell_tests) = uniform_cells(&unit_tests);
+        let tests = unit_tests
+            .iter()
+            .map(|t| FractionTest {
+                bit: t.bit,
+                sure: ascii_range(t.sure),
+                maybe: ascii_range(t.maybe),
             })
             .collect();
         let (point, point_mask) = if len <= 4 {
@@ -283,8 +318,53 @@ impl GateText {
             fractions: fractions.into_iter().map(ascii_range).collect(),
             near,
             tests,
+            cells,
+            cell_tests,
         }
     }
+}
+
+/// A test as [`FractionTest`] holds it, its fractions in units (`0..1e8`).
+struct UnitTest {
+    bit: u64,
+    sure: (i128, i128),
+    maybe: (i128, i128),
+}
+
+/// [`GateText::cells`] and [`GateText::cell_tests`] for `tests`: a cell's
+/// fractions satisfy exactly the tests whose sure fractions hold the whole
+/// cell when no other test's may meet it (a test's sure fractions lie
+/// within its may). Empty without tests.
+fn uniform_cells(tests: &[UnitTest]) -> (Vec<u8>, Vec<u64>) {
+    if tests.is_empty() {
+        return (Vec::new(), Vec::new());
+    }
+    let mut cells = vec![0u8; 1000];
+    let mut cell_tests: Vec<u64> = Vec::new();
+    for (c, slot) in (0i128..).zip(cells.iter_mut()) {
+        let (first, last) = (c * 100_000, c * 100_000 + 99_999);
+        let (mut sure, mut maybe) = (0u64, 0u64);
+        for test in tests {
+            if test.sure.0 <= first && last <= test.sure.1 {
+                sure |= test.bit;
+            }
+            if test.maybe.0 <= last && first <= test.maybe.1 {
+                maybe |= test.bit;
+            }
+        }
+        if sure == 0 || sure != maybe {
+            continue;
+        }
+        let k = match cell_tests.iter().position(|&t| t == sure) {
+            Some(k) => k,
+            None => {
+                cell_tests.push(sure);
+                cell_tests.len() - 1
+            }
+        };
+        *slot = u8::try_from(k + 1).unwrap_or(0);
+    }
+    (cells, cell_tests)
 }
 
 /// An inclusive range of fractions in units (`0..1e8`) as words of their

@@ -132,4 +132,58 @@ proptest::proptest! {
         proptest::prop_assert_eq!(&lazy, &strict, "{}", event);
         proptest::prop_assert_eq!(&lazy, &matcher.matches_value(&value), "{}", event);
     }
+
+    /// A number judged by its first three fraction digits alone (a cell
+    /// every fraction of which satisfies the same tests,
+    /// [`GateText::cells`]) is judged exactly as by its fractions: up to
+    /// four ranges or exact numbers around one or two integer parts, either
+    /// sign, and numbers anywhere near them with 0 to 15 fraction digits.
+    #[test]
+    fn cells_judge_as_the_fractions_do(
+        whole in -3i64..3,
+        ranges in proptest::collection::vec((0u64..2_000_000, 0u64..400_000, 0usize..3), 1..5),
+        numbers in proptest::collection::vec((-1i64..2, 0u64..1_000_000_000_000_000, 0usize..16), 1..40),
+    ) {
+        // A value `whole` and `millionths` (below 2, so two integer parts).
+        let value = |millionths: u64| {
+            let (int, frac) = (millionths / 1_000_000, millionths % 1_000_000);
+            if whole < 0 {
+                format!("-{}.{frac:06}", whole.unsigned_abs() + int)
+            } else {
+                format!("{}.{frac:06}", whole.unsigned_abs() + int)
+            }
+        };
+        let tests: Vec<String> = ranges
+            .iter()
+            .map(|&(low, width, kind)| {
+                let (a, b) = (value(low), value(low + width));
+                let (a, b) = if whole < 0 { (b, a) } else { (a, b) };
+                match kind {
+                    0 => format!(r#"{{"numeric": [">=", {a}, "<", {b}]}}"#),
+                    1 => format!(r#"{{"numeric": [">", {a}, "<=", {b}]}}"#),
+                    _ => a,
+                }
+            })
+            .collect();
+        let (trie, node) = trie(&format!(r#"{{"c": [{}]}}"#, tests.join(",")));
+        let Some(gate) = trie.node(node).gate() else {
+            return Ok(());
+        };
+        let reference = gate.without_cells();
+        for (int, digits, count) in numbers {
+            let int = whole + int;
+            let sign = if int < 0 || (int == 0 && whole < 0) { "-" } else { "" };
+            let digits = format!("{digits:018}");
+            let number = format!("{sign}{}.{}", int.unsigned_abs(), &digits[..count.max(1)]);
+            // Eight bytes after the `.` at least: the fractions need them.
+            let bytes = format!("[{number},0,0,0,0,0]");
+            proptest::prop_assert_eq!(
+                gate.judge(bytes.as_bytes(), 1),
+                reference.judge(bytes.as_bytes(), 1),
+                "{} in {:?}",
+                number,
+                tests
+            );
+        }
+    }
 }
