@@ -57,13 +57,21 @@ pub(crate) struct GateText {
     /// the tests are not all known by key ranges, or more than 64.
     tests: Vec<FractionTest>,
     /// Per value `c` of the first three fraction digits (when `tests` is
-    /// not empty), `k` when every fraction of the cell satisfies exactly
-    /// the tests `cell_tests[k - 1]` (surely inside those, surely outside
-    /// the others), else 0: a number inside a range is judged from its
-    /// one word, like a far one.
+    /// not empty): `k` (1 to 127) when every fraction of the cell
+    /// satisfies exactly the tests `cell_tests[k - 1]` (surely inside
+    /// those, surely outside the others), so that a number inside a range
+    /// is judged from its one word, like a far one; `128 + e` when the
+    /// cell straddles a range's end and `edges[e]` judges it by the fourth
+    /// digit; else 0.
     cells: Vec<u8>,
     cell_tests: Vec<u64>,
+    /// Per fourth fraction digit of a cell across a range's end: `k` as in
+    /// `cells`, [`FAR`] when its fractions meet no range, else 0.
+    edges: Vec<[u8; 10]>,
 }
+
+/// In [`GateText::edges`]: far from every range.
+const FAR: u8 = u8::MAX;
 
 /// What the fractions of one [`GateText`] say about one test.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -145,9 +153,22 @@ impl Gate {
                 if text.near[cell / 64 % 16] >> (cell % 64) & 1 == 0 {
                     return Judged::Far;
                 }
-                if let Some(&k) = text.cells.get(cell)
-                    && let Some(&tests) = text.cell_tests.get(usize::from(k).wrapping_sub(1))
-                {
+                let mut k = text.cells.get(cell).copied().unwrap_or(0);
+                if k >= 128 {
+                    // The fourth fraction digit (`0` when there are three).
+                    let digit = bytes
+                        .get(start + text.len + 4)
+                        .filter(|b| b.is_ascii_digit())
+                        .map_or(0, |b| usize::from(b - b'0'));
+                    k = text
+                        .edges
+                        .get(usize::from(k - 128))
+                        .map_or(0, |edge| edge[digit % 10]);
+                    if k == FAR {
+                        return Judged::Far;
+                    }
+                }
+                if let Some(&tests) = text.cell_tests.get(usize::from(k).wrapping_sub(1)) {
                     return Judged::Tests(tests);
                 }
                 break;
@@ -219,6 +240,7 @@ impl Gate {
         for text in &mut gate.texts {
             text.cells.clear();
             text.cell_tests.clear();
+            text.edges.clear();
         }
         gate
     }
@@ -290,7 +312,7 @@ impl GateText {
                 }
             })
             .collect();
-        let (cells, cell_tests) = uniform_cells(&unit_tests);
+        let (cells, cell_tests, edges) = uniform_cells(&fractions, &unit_tests);
         let tests = unit_tests
             .iter()
             .map(|t| FractionTest {
@@ -320,6 +342,7 @@ impl GateText {
             tests,
             cells,
             cell_tests,
+            edges,
         }
     }
 }
@@ -331,40 +354,84 @@ struct UnitTest {
     maybe: (i128, i128),
 }
 
-/// [`GateText::cells`] and [`GateText::cell_tests`] for `tests`: a cell's
-/// fractions satisfy exactly the tests whose sure fractions hold the whole
-/// cell when no other test's may meet it (a test's sure fractions lie
-/// within its may). Empty without tests.
-fn uniform_cells(tests: &[UnitTest]) -> (Vec<u8>, Vec<u64>) {
+/// What every fraction of a range of them (in units) is: far from every
+/// range of `fractions` (`Some(0)`), surely satisfying exactly some tests
+/// and no other (`Some(bits)`), or neither (`None`). A test's sure
+/// fractions lie within its may, and its may within `fractions`.
+fn judge_fractions(
+    (first, last): (i128, i128),
+    fractions: &[(i128, i128)],
+    tests: &[UnitTest],
+) -> Option<u64> {
+    if !fractions
+        .iter()
+        .any(|&(from, to)| from <= last && first <= to)
+    {
+        return Some(0);
+    }
+    let (mut sure, mut maybe) = (0u64, 0u64);
+    for test in tests {
+        if test.sure.0 <= first && last <= test.sure.1 {
+            sure |= test.bit;
+        }
+        if test.maybe.0 <= last && first <= test.maybe.1 {
+            maybe |= test.bit;
+        }
+    }
+    (sure != 0 && sure == maybe).then_some(sure)
+}
+
+/// [`GateText::cells`], [`GateText::cell_tests`] and [`GateText::edges`]
+/// for `fractions` and `tests` (all empty without tests).
+fn uniform_cells(
+    fractions: &[(i128, i128)],
+    tests: &[UnitTest],
+) -> (Vec<u8>, Vec<u64>, Vec<[u8; 10]>) {
     if tests.is_empty() {
-        return (Vec::new(), Vec::new());
+        return (Vec::new(), Vec::new(), Vec::new());
     }
     let mut cells = vec![0u8; 1000];
     let mut cell_tests: Vec<u64> = Vec::new();
-    for (c, slot) in (0i128..).zip(cells.iter_mut()) {
-        let (first, last) = (c * 100_000, c * 100_000 + 99_999);
-        let (mut sure, mut maybe) = (0u64, 0u64);
-        for test in tests {
-            if test.sure.0 <= first && last <= test.sure.1 {
-                sure |= test.bit;
-            }
-            if test.maybe.0 <= last && first <= test.maybe.1 {
-                maybe |= test.bit;
-            }
-        }
-        if sure == 0 || sure != maybe {
-            continue;
-        }
-        let k = match cell_tests.iter().position(|&t| t == sure) {
+    let mut edges: Vec<[u8; 10]> = Vec::new();
+    // `k` for `bits` (1 to `most`), or 0 past `most` masks.
+    let mut index = |bits: u64, most: usize| {
+        let k = match cell_tests.iter().position(|&t| t == bits) {
             Some(k) => k,
             None => {
-                cell_tests.push(sure);
+                cell_tests.push(bits);
                 cell_tests.len() - 1
             }
         };
-        *slot = u8::try_from(k + 1).unwrap_or(0);
+        if k < most {
+            u8::try_from(k + 1).unwrap_or(0)
+        } else {
+            0
+        }
+    };
+    for (c, slot) in (0i128..).zip(cells.iter_mut()) {
+        let cell = (c * 100_000, c * 100_000 + 99_999);
+        match judge_fractions(cell, fractions, tests) {
+            // Far cells are passed over by `near` already.
+            Some(0) => {}
+            Some(bits) => *slot = index(bits, 127),
+            None => {
+                let mut edge = [0u8; 10];
+                for (d, k) in (0i128..).zip(edge.iter_mut()) {
+                    let first = cell.0 + d * 10_000;
+                    *k = match judge_fractions((first, first + 9_999), fractions, tests) {
+                        Some(0) => FAR,
+                        Some(bits) => index(bits, usize::from(FAR) - 1),
+                        None => 0,
+                    };
+                }
+                if edge != [0; 10] && edges.len() < 128 {
+                    *slot = 128 + u8::try_from(edges.len()).unwrap_or(0);
+                    edges.push(edge);
+                }
+            }
+        }
     }
-    (cells, cell_tests)
+    (cells, cell_tests, edges)
 }
 
 /// An inclusive range of fractions in units (`0..1e8`) as words of their

@@ -143,6 +143,7 @@ proptest::proptest! {
         whole in -3i64..3,
         ranges in proptest::collection::vec((0u64..2_000_000, 0u64..400_000, 0usize..3), 1..5),
         numbers in proptest::collection::vec((-1i64..2, 0u64..1_000_000_000_000_000, 0usize..16), 1..40),
+        near_bounds in proptest::collection::vec((0usize..8, -300_000i64..300_000, 0u64..10_000_000, 0usize..16), 1..40),
     ) {
         // A value `whole` and `millionths` (below 2, so two integer parts).
         let value = |millionths: u64| {
@@ -170,11 +171,24 @@ proptest::proptest! {
             return Ok(());
         };
         let reference = gate.without_cells();
+        let mut texts = Vec::new();
         for (int, digits, count) in numbers {
             let int = whole + int;
             let sign = if int < 0 || (int == 0 && whole < 0) { "-" } else { "" };
             let digits = format!("{digits:018}");
-            let number = format!("{sign}{}.{}", int.unsigned_abs(), &digits[..count.max(1)]);
+            texts.push(format!("{sign}{}.{}", int.unsigned_abs(), &digits[..count.max(1)]));
+        }
+        // Numbers within 0.003 of a bound (where cells straddle a range's
+        // end), moving away from `whole` as the bounds do.
+        let bounds: Vec<u64> = ranges.iter().flat_map(|&(low, width, _)| [low, low + width]).collect();
+        for (bound, near, tail, count) in near_bounds {
+            let units = (bounds[bound % bounds.len()] * 100).saturating_add_signed(near);
+            let int = whole.unsigned_abs() + units / 100_000_000;
+            let digits = format!("{:08}{tail:07}", units % 100_000_000);
+            let sign = if whole < 0 { "-" } else { "" };
+            texts.push(format!("{sign}{int}.{}", &digits[..count.max(1)]));
+        }
+        for number in texts {
             // Eight bytes after the `.` at least: the fractions need them.
             let bytes = format!("[{number},0,0,0,0,0]");
             proptest::prop_assert_eq!(
