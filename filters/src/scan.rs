@@ -715,7 +715,7 @@ fn utf8<'a>(lex: &Lexer<'a>, start: usize, end: usize) -> Result<&'a str, EventE
 /// known from its first and last words ORed, where `from_utf8` is an
 /// out-of-line call of about 70 instructions for a short string. `None`
 /// for a longer body or one with another byte (then `from_utf8` decides).
-#[inline]
+#[inline(always)]
 fn short_ascii(body: &[u8]) -> Option<&str> {
     let bits = match body.len() {
         8..=16 => {
