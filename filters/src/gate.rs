@@ -134,7 +134,7 @@ impl Gate {
     /// range of `fractions`; then
     /// [`Judged::Tests`] when those digits put it surely inside or surely
     /// outside each test's range (each range narrowed and widened by
-    /// [`crate::number::fixed_range`]'s margin, a hundred keys).
+    /// [`crate::number::fixed_range`]'s margin, ten keys).
     #[inline]
     pub(crate) fn judge(&self, bytes: &[u8], start: usize) -> Judged {
         const ZEROS: u64 = u64::from_le_bytes([b'0'; 8]);

@@ -153,10 +153,11 @@ pub(crate) fn integer(word: u64, count: usize) -> u64 {
 /// (`5e9`, the largest magnitude keyed, is `5e17` units).
 pub(crate) const FIXED_ONE: i64 = 100_000_000;
 
-/// How far [`fixed_range`] widens a range, in value (a hundred keys): far
-/// more than the rounding of a key (a few keys) and of this conversion
-/// (below a key).
-const FIXED_MARGIN: f64 = 1e-4;
+/// How far [`fixed_range`] widens a range, in value (ten keys): more than
+/// five times the rounding of a key (`5e9 + value` is rounded to about
+/// `9.5e-7`, half that either way, and the product by `1e6` and the
+/// truncation add at most a key) and of this conversion (below a key).
+const FIXED_MARGIN: f64 = 1e-5;
 
 /// The fixed-point values ([`FIXED_ONE`]) that hold every number whose key
 /// lies in `low..=high`, widened by [`FIXED_MARGIN`]: a number whose value
@@ -183,7 +184,7 @@ pub(crate) fn fixed_range(low: i64, high: i64) -> (i64, i64) {
 
 /// The fixed-point values ([`FIXED_ONE`]) of which every number has a key
 /// in `low..=high`: the range's values narrowed by [`FIXED_MARGIN`] at each
-/// end (so empty, `low > high`, for a range of fewer than 200 keys), within
+/// end (so empty, `low > high`, for a range of fewer than 20 keys), within
 /// the keyed values `-5e9..=5e9`.
 #[allow(clippy::cast_precision_loss, clippy::cast_possible_truncation)]
 pub(crate) fn narrow_fixed_range(low: i64, high: i64) -> (i64, i64) {

@@ -72,7 +72,7 @@ fn judged_numbers_agree_with_their_exact_keys() {
             Judged::Unknown => judged[2] += 1,
         }
     }
-    // Numbers a hundred keys or more from every bound are judged without
+    // Numbers ten keys or more from every bound are judged without
     // their keys, far or within ranges.
     assert!(judged[0] > 20_000 && judged[1] > 20_000, "{judged:?}");
 }
