@@ -65,9 +65,8 @@ pub(crate) fn collect_bytes<'a>(
         ahead: Lookahead::new(hits),
         sure: (0, usize::MAX),
         stopped: false,
-        // An event that does not end with `}` is malformed: read it all, so
-        // that the walk finds the fault and reports where it is.
-        may_stop: check == Check::Lazy && bytes.trim_ascii_end().last() == Some(&b'}'),
+        // Until the look-ahead first says it may (see `Walk::ask_ahead`).
+        may_stop: check == Check::Lazy,
         classifier: Classifier::new(),
     };
     walk.lex.skip_ws();
@@ -115,7 +114,8 @@ struct Walk<'t, 'l, 'a> {
     sure: (usize, usize),
     /// Set when the walk stopped early: nothing after it can add a value.
     stopped: bool,
-    /// Whether the walk may stop early (lazy mode, and the bytes end with `}`).
+    /// Whether the walk may stop early: lazy mode, and not yet found that
+    /// the bytes do not end with `}`.
     may_stop: bool,
     /// Bit masks of byte classes, for [`Walk::numbers`] (where the CPU has SIMD).
     classifier: Option<Classifier>,
@@ -183,7 +183,15 @@ impl<'a> Walk<'_, '_, 'a> {
                 self.sure = (until, self.open.len());
                 false
             }
-            None => true,
+            // An event that does not end with `}` is malformed: read it all,
+            // so that the walk finds the fault and reports where it is.
+            // Looked at only now, when the walk would stop: its last byte is
+            // most often in a cache line nothing has read yet (a polygon's
+            // end), and an earlier read waited for memory in every event.
+            None => {
+                self.may_stop = self.lex.bytes.trim_ascii_end().last() == Some(&b'}');
+                self.may_stop
+            }
         }
     }
 
