@@ -505,7 +505,9 @@ impl<'a> Walk<'_, '_, 'a> {
             if self.check == Check::Lazy
                 && let Some((at, id)) = self.ahead.name_at(self.lex.pos)
             {
-                if self.lex.skip_plain_members(at) {
+                // Not called when the name is the next member's (the
+                // walk's own keys): it would pass nothing.
+                if at > self.lex.pos && self.lex.skip_plain_members(at) {
                     self.lex.pos += 1;
                     self.close();
                     return Ok(());
