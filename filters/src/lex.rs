@@ -273,6 +273,7 @@ impl<'a> Lexer<'a> {
     /// [`crate::scan`]'s lazy walk, when it knows that no key before `end`
     /// is a name it looks for: it would read these members one by one (a key
     /// lookup and a skim each) without finding a fault or keeping a value.
+    #[inline(always)]
     pub(crate) fn skip_plain_members(&mut self, end: usize) -> bool {
         let bytes = self.bytes;
         while self.pos < end {
