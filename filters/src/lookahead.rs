@@ -125,7 +125,7 @@ impl Default for Lookahead {
 
 impl Lookahead {
     /// A fresh search state, its hits kept in `hits` (a buffer from
-    /// [`Lookahead::into_buffer`], emptied).
+    /// [`Lookahead::take_buffer`], emptied).
     pub(crate) fn new(mut hits: Vec<(usize, u32)>) -> Self {
         hits.clear();
         Self {
@@ -136,9 +136,10 @@ impl Lookahead {
         }
     }
 
-    /// The hits' buffer, for the next event's [`Lookahead::new`].
-    pub(crate) fn into_buffer(self) -> Vec<(usize, u32)> {
-        self.hits
+    /// The hits' buffer, for the next event's [`Lookahead::new`] (this
+    /// look-ahead left with none).
+    pub(crate) fn take_buffer(&mut self) -> Vec<(usize, u32)> {
+        std::mem::take(&mut self.hits)
     }
 
     /// The index of the first hit at or after `pos` (`hits.len()` for

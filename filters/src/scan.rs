@@ -69,29 +69,9 @@ pub(crate) fn collect_bytes<'a>(
         may_stop: check == Check::Lazy,
         classifier: Classifier::new(),
     };
-    walk.lex.skip_ws();
-    let found = match walk.lex.peek() {
-        Some(b'{') => {
-            walk.object(PathTrie::ROOT, 1)?;
-            None
-        }
-        _ => Some(walk.skip()?),
-    };
-    if walk.stopped {
-        walk.finish();
-        return Ok(());
-    }
-    walk.lex.skip_ws();
-    if walk.lex.peek().is_some() {
-        return Err(walk.lex.error_at(walk.lex.pos, "trailing characters"));
-    }
-    match found {
-        Some(found) => Err(EventError::NotAnObject { found }),
-        None => {
-            walk.finish();
-            Ok(())
-        }
-    }
+    let read = walk.event();
+    walk.finish();
+    read
 }
 
 /// The walk's state: where it is in the bytes, what it found so far.
@@ -122,9 +102,38 @@ struct Walk<'t, 'l, 'a> {
 }
 
 impl<'a> Walk<'_, '_, 'a> {
-    /// The leaves found, holding the walk's buffers for the next event.
-    fn finish(self) {
-        self.leaves.spare = (self.trail, self.open, self.ahead.into_buffer());
+    /// Hand the walk's buffers to the leaves, for the next event (after an
+    /// error too). Taken in place: moving the walk costs a `memcpy` call.
+    fn finish(&mut self) {
+        self.leaves.spare = (
+            std::mem::take(&mut self.trail),
+            std::mem::take(&mut self.open),
+            self.ahead.take_buffer(),
+        );
+    }
+
+    /// The event (one JSON object), from the start of its bytes.
+    #[inline(always)]
+    fn event(&mut self) -> Result<(), EventError> {
+        self.lex.skip_ws();
+        let found = match self.lex.peek() {
+            Some(b'{') => {
+                self.object(PathTrie::ROOT, 1)?;
+                None
+            }
+            _ => Some(self.skip()?),
+        };
+        if self.stopped {
+            return Ok(());
+        }
+        self.lex.skip_ws();
+        if self.lex.peek().is_some() {
+            return Err(self.lex.error_at(self.lex.pos, "trailing characters"));
+        }
+        match found {
+            Some(found) => Err(EventError::NotAnObject { found }),
+            None => Ok(()),
+        }
     }
 
     /// Record `value` if trie `node` is a path some pattern matches values at.

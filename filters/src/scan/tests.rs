@@ -356,3 +356,27 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn the_walk_hands_its_buffers_back_after_an_error_too() {
+    let mut trie = PathTrie::new();
+    for condition in compile(&Pattern::parse(r#"{"a": ["x"]}"#).unwrap(), &mut trie).concat() {
+        trie.add_tests(&condition);
+    }
+    trie.finish();
+    // Nested arrays and objects, so the trail and the open objects hold
+    // something, then a fault: the lazy walk reads to it (no `}` at the end).
+    let event = br#"{"b": {"c": 1}, "a": [["x"]], "d": [1,"#;
+    for check in [Check::Lazy, Check::Strict] {
+        let mut leaves = Leaves::new(trie.path_count());
+        leaves.spare = (
+            Vec::with_capacity(8),
+            Vec::with_capacity(8),
+            Vec::with_capacity(8),
+        );
+        assert!(collect_bytes(event, &trie, check, &mut leaves).is_err());
+        let (trail, open, hits) = &leaves.spare;
+        let kept = [trail.capacity(), open.capacity(), hits.capacity()];
+        assert!(kept.iter().all(|&c| c >= 8), "{check:?}: {kept:?}");
+    }
+}
