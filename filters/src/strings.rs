@@ -15,14 +15,16 @@
 use crate::compile::Test;
 use crate::lex::splat;
 
-/// Byte strings of one kind, by length; each with the test bits a value
-/// equal to it sets and clears.
+/// Byte strings of one kind, found by a hash of their words and length;
+/// each with the test bits a value equal to it sets and clears.
 #[derive(Debug, Clone, Default)]
 struct Entries {
-    /// Sorted by length.
     list: Vec<Entry>,
-    /// For each length up to the longest, the range of `list` with it.
-    by_len: Vec<(u16, u16)>,
+    /// Open addressing: per slot, 1 + an index into `list` (0: empty), at
+    /// most a quarter full, so a value equal to none most often meets an
+    /// empty slot at once (one branch the CPU predicts, where a loop over
+    /// the entries of its length ended after a varying count).
+    slots: Vec<u16>,
 }
 
 #[derive(Debug, Clone)]
@@ -109,31 +111,44 @@ impl Entries {
     }
 
     fn finish(&mut self) {
-        self.list.sort_by_key(|e| e.bytes.len());
-        let longest = self.list.last().map_or(0, |e| e.bytes.len());
-        self.by_len = (0..=longest)
-            .map(|len| {
-                let start = self.list.partition_point(|e| e.bytes.len() < len);
-                let end = self.list.partition_point(|e| e.bytes.len() <= len);
-                (
-                    u16::try_from(start).unwrap_or(0),
-                    u16::try_from(end).unwrap_or(0),
-                )
-            })
-            .collect();
-    }
-
-    /// The entries as long as `len` bytes.
-    #[inline]
-    fn of_len(&self, len: usize) -> &[Entry] {
-        match self.by_len.get(len) {
-            Some(&(start, end)) => self
-                .list
-                .get(usize::from(start)..usize::from(end))
-                .unwrap_or_default(),
-            None => &[],
+        let size = (4 * self.list.len()).next_power_of_two().max(8);
+        self.slots = vec![0; size];
+        for (i, entry) in self.list.iter().enumerate() {
+            let mut slot = slot_of(entry.words, entry.bytes.len(), size);
+            while self.slots[slot] != 0 {
+                slot = (slot + 1) & (size - 1);
+            }
+            self.slots[slot] = u16::try_from(i + 1).unwrap_or(0);
         }
     }
+
+    /// The entry `len` bytes long with words `words` for which `equal`
+    /// holds (it compares what the words leave out), if any.
+    #[inline]
+    fn find(&self, words: Words, len: usize, equal: impl Fn(&Entry) -> bool) -> Option<&Entry> {
+        let size = self.slots.len();
+        if size == 0 {
+            return None;
+        }
+        let mut slot = slot_of(words, len, size);
+        loop {
+            let index = usize::from(*self.slots.get(slot)?);
+            let entry = self.list.get(index.checked_sub(1)?)?;
+            if entry.words == words && entry.bytes.len() == len && equal(entry) {
+                return Some(entry);
+            }
+            slot = (slot + 1) & (size - 1);
+        }
+    }
+}
+
+/// The slot of a string with words `words`, `len` bytes long, in a table
+/// of `size` slots (a power of two).
+#[inline]
+fn slot_of(words: Words, len: usize, size: usize) -> usize {
+    let hash =
+        (words.head ^ words.tail.rotate_left(29) ^ len as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (hash >> 40) as usize & (size - 1)
 }
 
 /// The string tests of one path (at most 64, one bit each).
@@ -185,10 +200,10 @@ impl Prefix {
     }
 }
 
-/// Whether `bytes` equal `entry`'s (of the same length), given their words.
+/// Whether `bytes` equal `entry`'s, given that their words and lengths do.
 #[inline]
-fn same(entry: &Entry, words: Words, bytes: &[u8]) -> bool {
-    entry.words == words && (bytes.len() <= 16 || *entry.bytes == *bytes)
+fn same(entry: &Entry, bytes: &[u8]) -> bool {
+    bytes.len() <= 16 || *entry.bytes == *bytes
 }
 
 impl StringTests {
@@ -248,8 +263,7 @@ impl StringTests {
         let bytes = text.as_bytes();
         let words = Words::of(bytes);
         let mut bits = self.default;
-        if let Some(entry) = (self.exact.of_len(bytes.len()).iter()).find(|e| same(e, words, bytes))
-        {
+        if let Some(entry) = self.exact.find(words, bytes.len(), |e| same(e, bytes)) {
             bits = (bits | entry.set) & !entry.clear;
         }
         if !self.folded.list.is_empty() {
@@ -263,16 +277,14 @@ impl StringTests {
                 return None;
             }
             let lower = words.folded();
-            bits |= (self.folded.of_len(bytes.len()).iter())
-                .filter(|e| {
-                    e.words == lower
-                        && (bytes.len() <= 16
-                            || bytes
-                                .iter()
-                                .zip(&e.bytes)
-                                .all(|(a, b)| a.to_ascii_lowercase() == *b))
-                })
-                .fold(0, |bits, e| bits | e.set);
+            // Operands are distinct once lower-cased: at most one is equal.
+            let folded = self.folded.find(lower, bytes.len(), |e| {
+                bytes.len() <= 16
+                    || (bytes.iter())
+                        .zip(&e.bytes)
+                        .all(|(a, b)| a.to_ascii_lowercase() == *b)
+            });
+            bits |= folded.map_or(0, |e| e.set);
         }
         for prefix in &self.prefixes {
             bits |= u64::from(prefix.starts(bytes, words.head)) * prefix.bit;
@@ -336,6 +348,44 @@ mod tests {
             {
                 prop_assert_eq!(got, want, "{:?} on {:?}", tests, text);
             }
+        }
+    }
+
+    proptest! {
+        /// Up to 64 exact and `equals-ignore-case` operands (many sharing
+        /// a length, so the lookup's table probes past taken slots), and
+        /// values equal to one of them, cased otherwise, or near them.
+        #[test]
+        fn finds_among_many_operands(
+            words in prop::collection::vec("[a-cA-C]{0,3}|[a-c]{15,20}", 1..64),
+            pick in any::<prop::sample::Index>(),
+            change in 0..4u8,
+        ) {
+            let tests: Vec<Test> = words
+                .iter()
+                .enumerate()
+                .map(|(i, w)| if i % 2 == 0 {
+                    Test::String(w.clone())
+                } else {
+                    Test::EqualsIgnoreCase(w.to_lowercase())
+                })
+                .collect();
+            let mut text = pick.get(&words).clone();
+            match change {
+                1 => text = text.to_uppercase(),
+                2 => text.push('a'),
+                3 => { text.pop(); }
+                _ => {}
+            }
+            let value = Scalar::String(Cow::Borrowed(&text));
+            let want = tests
+                .iter()
+                .enumerate()
+                .fold(0u64, |bits, (i, t)| bits | u64::from(t.matches(&value)) << i);
+            let strings = StringTests::new(&tests);
+            prop_assert!(strings.is_some());
+            let got = strings.and_then(|s| s.matching(&text, |i| tests[i].matches(&value)));
+            prop_assert_eq!(got, Some(want), "{:?} on {:?}", tests, text);
         }
     }
 
