@@ -1,8 +1,9 @@
 //! The string tests at one path answered together, for
-//! [`crate::compile::TrieNode::matching_tests`]: a string value looks up its
-//! own length among the exact strings (and, lower-cased, among the
-//! `equals-ignore-case` operands) instead of running each test, so a value
-//! that matches nothing costs a few word compares.
+//! [`crate::compile::TrieNode::matching_tests`]: a string value is looked
+//! up among the exact strings (and, lower-cased, among the
+//! `equals-ignore-case` operands) by a hash of its first and last eight
+//! bytes and its length, instead of running each test, so a value that
+//! matches nothing costs a hash and, most often, one empty slot.
 //!
 //! Each kind keeps the semantics of [`Test::matches`]: an exact string and a
 //! prefix compare bytes; `equals-ignore-case` compares an ASCII value's bytes
