@@ -233,11 +233,7 @@ impl<'a> Walk<'_, '_, 'a> {
                 // Most strings: no escape, so no decoding (and no calls).
                 if let Some((start, end)) = self.lex.plain_string() {
                     if self.wanted(node) {
-                        // A short ASCII body without a call.
-                        let text = match short_ascii(&self.lex.bytes[start..end]) {
-                            Some(text) => text,
-                            None => utf8(&self.lex, start, end)?,
-                        };
+                        let text = utf8(&self.lex, start, end)?;
                         self.record(node, Scalar::String(Cow::Borrowed(text)));
                     }
                     return Ok(());
@@ -719,14 +715,21 @@ fn plain_number(bytes: &[u8], start: usize, end: usize, at: usize, dots: u128) -
     })
 }
 
-/// A string body without escapes, checked as UTF-8.
-#[inline]
+/// A string body without escapes, checked as UTF-8: a short ASCII body
+/// inline, without a call ([`short_ascii`]), any other by [`checked_utf8`].
+#[inline(always)]
 fn utf8<'a>(lex: &Lexer<'a>, start: usize, end: usize) -> Result<&'a str, EventError> {
-    let body = &lex.bytes[start..end];
-    if let Some(text) = short_ascii(body) {
-        return Ok(text);
+    match short_ascii(&lex.bytes[start..end]) {
+        Some(text) => Ok(text),
+        None => checked_utf8(lex, start, end),
     }
-    std::str::from_utf8(body)
+}
+
+/// [`utf8`] for a body [`short_ascii`] does not take: `from_utf8`, its
+/// error placed at the first invalid byte.
+#[inline(never)]
+fn checked_utf8<'a>(lex: &Lexer<'a>, start: usize, end: usize) -> Result<&'a str, EventError> {
+    std::str::from_utf8(&lex.bytes[start..end])
         .map_err(|e| lex.error_at(start + e.valid_up_to(), "invalid unicode code point"))
 }
 
