@@ -36,7 +36,15 @@ pub(crate) struct Anchored {
     before: ByByte,
     /// The bytes next to a quote that `after` or `before` may start or end at.
     anchors: Anchors,
+    /// `after`'s literals in one flat list when there are at most
+    /// [`FEW`] (the look-ahead's names, most often), for
+    /// [`Anchored::each_after`]: each compared by its first word where
+    /// eight bytes remain, without the dependent loads of a group lookup.
+    few: Vec<Literal>,
 }
+
+/// The most literals [`Anchored::each_after`] compares one by one.
+const FEW: usize = 8;
 
 /// Byte strings grouped by one of their bytes.
 #[derive(Debug, Clone)]
@@ -54,6 +62,8 @@ struct Literal {
     bytes: Box<[u8]>,
     head: u64,
     tail: u64,
+    /// The bits of `head` that are the literal's (all for eight bytes or more).
+    mask: u64,
     /// Its index in the list given to [`Anchored::new`].
     index: usize,
 }
@@ -70,6 +80,10 @@ impl Literal {
     fn new(bytes: &[u8], index: usize) -> Self {
         Self {
             index,
+            mask: match bytes.len() {
+                n @ 0..8 => (1u64 << (8 * n)) - 1,
+                _ => u64::MAX,
+            },
             bytes: bytes.into(),
             head: word(bytes),
             tail: word(
@@ -78,6 +92,24 @@ impl Literal {
                     .unwrap_or_default(),
             ),
         }
+    }
+
+    /// Whether `hay` holds this literal at `at`, given `first`, the word
+    /// of the eight bytes at `at` (so at least eight remain).
+    #[inline(always)]
+    fn is_at_word(&self, hay: &[u8], at: usize, first: u64) -> bool {
+        let n = self.bytes.len();
+        if first & self.mask != self.head {
+            return false;
+        }
+        if n <= 8 {
+            return true;
+        }
+        let Some(window) = hay.get(at..at.saturating_add(n)) else {
+            return false;
+        };
+        window.last_chunk::<8>().map(|w| u64::from_le_bytes(*w)) == Some(self.tail)
+            && (n <= 16 || window.get(8..n - 8) == self.bytes.get(8..n - 8))
     }
 
     /// Whether `hay` holds this literal at `at`.
@@ -159,6 +191,7 @@ impl Anchored {
             after: ByByte::new(),
             before: ByByte::new(),
             anchors: Anchors::new([], []),
+            few: Vec::new(),
         };
         for (index, literal) in after.iter().enumerate() {
             if let Some(&first) = literal.first() {
@@ -171,6 +204,12 @@ impl Anchored {
             }
         }
         anchored.anchors = Anchors::new(anchored.after.literals(), anchored.before.literals());
+        if after.len() <= FEW {
+            anchored.few = (after.iter().enumerate())
+                .filter(|(_, literal)| !literal.is_empty())
+                .map(|(index, literal)| Literal::new(literal, index))
+                .collect();
+        }
         anchored
     }
 
@@ -192,16 +231,34 @@ impl Anchored {
     ) -> After {
         let rest = bytes.get(from..).unwrap_or_default();
         let at_quote = |quote: usize| {
-            let after = quote + 1;
-            rest.get(after)
-                .and_then(|&first| (self.after.group(first).iter()).find(|l| l.is_at(rest, after)))
-                .is_some_and(|l| found(from + quote, l.index))
+            self.after_at(rest, quote + 1)
+                .is_some_and(|index| found(from + quote, index))
         };
         match each_quote(rest, &self.anchors, at_quote) {
             Seen::Stopped(quote) => After::Stopped(from + quote),
             Seen::Backslash(at) => After::Backslash(from + at),
             Seen::End => After::End,
         }
+    }
+
+    /// The index of the literal of `after` that `hay` holds at `at`, if any:
+    /// from the flat list by the word at `at` where there is one and eight
+    /// bytes remain, else from the literals of `hay[at]`'s group.
+    #[inline(always)]
+    fn after_at(&self, hay: &[u8], at: usize) -> Option<usize> {
+        if !self.few.is_empty()
+            && let Some(first) = (hay.get(at..at.saturating_add(8)))
+                .and_then(|w| w.first_chunk::<8>())
+                .map(|w| u64::from_le_bytes(*w))
+        {
+            return (self.few.iter())
+                .find(|l| l.is_at_word(hay, at, first))
+                .map(|l| l.index);
+        }
+        let &first = hay.get(at)?;
+        (self.after.group(first).iter())
+            .find(|l| l.is_at(hay, at))
+            .map(|l| l.index)
     }
 
     /// Whether a literal starts right after, or ends right before, the `"` at `quote`.
@@ -233,6 +290,54 @@ impl Anchored {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The literal found after a quote (by the flat list where there
+        /// are few, else by the groups) is the first of the list that the
+        /// bytes hold there, as read literally; literals of every length
+        /// (the flat list's word, tail and middle compares), near the
+        /// bytes' end too.
+        #[test]
+        fn the_literal_after_a_quote_is_the_first_that_stands_there(
+            literals in prop::collection::vec(
+                prop::collection::vec(prop::sample::select(b"ab\"c".to_vec()), 0..20),
+                0..12,
+            ),
+            pieces in prop::collection::vec((any::<prop::sample::Index>(), 0usize..4, any::<u8>()), 0..8),
+        ) {
+            // The bytes: copies of the literals, some with one byte changed
+            // (first, last or in the middle), so that most differ from a
+            // literal in one place only.
+            let mut hay = Vec::new();
+            for (pick, change, byte) in pieces {
+                let Some(literal) = (!literals.is_empty()).then(|| pick.get(&literals)) else {
+                    break;
+                };
+                let mut piece = literal.clone();
+                let n = piece.len();
+                let at = match change {
+                    0 => None,
+                    1 => Some(0),
+                    2 => n.checked_sub(1),
+                    _ => Some(n / 2),
+                };
+                if let Some(b) = at.and_then(|at| piece.get_mut(at)) {
+                    *b = b"ab\"c"[usize::from(byte % 4)];
+                }
+                hay.extend_from_slice(&piece);
+                hay.push(byte % 4);
+            }
+            let list: Vec<&[u8]> = literals.iter().map(Vec::as_slice).collect();
+            let anchored = Anchored::new(&list, &[]);
+            for at in 0..=hay.len() + 1 {
+                let want = literals.iter().position(|literal| {
+                    !literal.is_empty() && hay.get(at..).is_some_and(|rest| rest.starts_with(literal))
+                });
+                prop_assert_eq!(anchored.after_at(&hay, at), want, "at {}", at);
+            }
+        }
+    }
 
     #[test]
     fn finds_literals_of_every_length_at_their_quotes_only() {
