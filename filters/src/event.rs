@@ -150,6 +150,7 @@ impl<'a> Leaves<'a> {
 
     /// Empty leaves for `paths` paths in `buffers`' storage (taken field by
     /// field: moving the whole of `Buffers` costs a `memcpy` call).
+    #[inline(always)]
     pub(crate) fn reuse(paths: usize, buffers: &mut Buffers) -> Self {
         let leaves = std::mem::take(&mut buffers.leaves);
         let mut ends = std::mem::take(&mut buffers.ends);
@@ -168,12 +169,16 @@ impl<'a> Leaves<'a> {
         }
     }
 
-    /// Give the storage back to `buffers`, for [`Leaves::reuse`].
-    pub(crate) fn restore(self, buffers: &mut Buffers) {
-        buffers.leaves = recycle(self.leaves);
-        buffers.ends = self.ends;
-        buffers.trails = self.trails;
-        buffers.spare = self.spare;
+    /// Give the storage back to `buffers`, for [`Leaves::reuse`]: the
+    /// leaves keep `buffers`' empty ones (taken there), so that the caller
+    /// need not drop them (see [`crate::Matcher`]'s `scan_in`). In place:
+    /// moving the leaves into a call costs a `memcpy` call.
+    #[inline(always)]
+    pub(crate) fn restore(&mut self, buffers: &mut Buffers) {
+        buffers.leaves = recycle(std::mem::take(&mut self.leaves));
+        std::mem::swap(&mut buffers.ends, &mut self.ends);
+        std::mem::swap(&mut buffers.trails, &mut self.trails);
+        std::mem::swap(&mut buffers.spare, &mut self.spare);
     }
 
     /// The leaves at `path`, in event order.

@@ -6,6 +6,7 @@ use crate::compile::{Condition, PathId, PathTrie, compile};
 use crate::consistency::{Candidate, satisfiable};
 use crate::error::EventError;
 use std::cell::RefCell;
+use std::mem::ManuallyDrop;
 
 use crate::event::{Buffers, Leaf, Leaves, collect_value};
 use crate::pattern::Pattern;
@@ -243,20 +244,37 @@ impl<Id: Clone + PartialEq> Matcher<Id> {
         thread_local! {
             static BUFFERS: RefCell<Buffers> = RefCell::default();
         }
-        BUFFERS.with(|cell| {
+        BUFFERS.with(|cell| match cell.try_borrow_mut() {
             // Borrowed in place (moving the buffers in and out costs two
-            // `memcpy` calls); fresh ones if this thread's are in use.
-            let (mut borrowed, mut own) = (cell.try_borrow_mut(), None);
-            let buffers = match borrowed.as_deref_mut() {
-                Ok(buffers) => buffers,
-                Err(_) => own.insert(Buffers::default()),
-            };
-            let mut leaves = Leaves::reuse(self.trie.path_count(), buffers);
-            let found = collect_bytes(event_json, &self.trie, check, &mut leaves);
-            let ids = found.map(|()| self.select(&leaves));
-            leaves.restore(buffers);
-            ids
+            // `memcpy` calls).
+            Ok(mut buffers) => self.scan_in(event_json, check, &mut buffers),
+            Err(_) => self.scan_fresh(event_json, check),
         })
+    }
+
+    /// [`Matcher::scan`] when this thread's buffers are in use: fresh ones
+    /// (out of line, so that the common path drops no `Buffers`).
+    #[cold]
+    #[inline(never)]
+    fn scan_fresh(&self, event_json: &[u8], check: Check) -> Result<Vec<Id>, EventError> {
+        self.scan_in(event_json, check, &mut Buffers::default())
+    }
+
+    /// [`Matcher::scan`] with `buffers`' storage, handed back to them after.
+    #[inline(always)]
+    fn scan_in(
+        &self,
+        event_json: &[u8],
+        check: Check,
+        buffers: &mut Buffers,
+    ) -> Result<Vec<Id>, EventError> {
+        // Not dropped: `restore` leaves it only the empty buffers that
+        // `reuse` left in `buffers` (a drop call per event otherwise).
+        let mut leaves = ManuallyDrop::new(Leaves::reuse(self.trie.path_count(), buffers));
+        let found = collect_bytes(event_json, &self.trie, check, &mut leaves);
+        let ids = found.map(|()| self.select(&leaves));
+        leaves.restore(buffers);
+        ids
     }
 
     fn select(&self, leaves: &Leaves<'_>) -> Vec<Id> {
