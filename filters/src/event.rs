@@ -109,9 +109,16 @@ pub(crate) struct Leaves<'a> {
     pub(crate) spare: Spare,
 }
 
-/// The byte walk's own buffers: its array trail, its open objects, and the
-/// look-ahead's quoted names.
-pub(crate) type Spare = (Trail, Vec<usize>, Vec<(usize, u32)>);
+/// The byte walk's own buffers: its array trail, its open objects, the
+/// look-ahead's quoted names, and what the gated pass over an array of
+/// numbers finds (made once: zeroing its 409 bytes per event cost a
+/// `memset` call).
+pub(crate) type Spare = (
+    Trail,
+    Vec<usize>,
+    Vec<(usize, u32)>,
+    Option<Box<crate::classify::Gated>>,
+);
 
 /// Buffers of one event's [`Leaves`], kept for the next event's.
 #[derive(Default)]

@@ -51,7 +51,7 @@ pub(crate) fn collect_bytes<'a>(
     check: Check,
     leaves: &mut Leaves<'a>,
 ) -> Result<(), EventError> {
-    let (mut trail, mut open, hits) = std::mem::take(&mut leaves.spare);
+    let (mut trail, mut open, hits, gated) = std::mem::take(&mut leaves.spare);
     trail.clear();
     open.clear();
     let mut walk = Walk {
@@ -68,6 +68,7 @@ pub(crate) fn collect_bytes<'a>(
         // Until the look-ahead first says it may (see `Walk::ask_ahead`).
         may_stop: check == Check::Lazy,
         classifier: Classifier::new(),
+        gated,
     };
     let read = walk.event();
     walk.finish();
@@ -99,6 +100,8 @@ struct Walk<'t, 'l, 'a> {
     may_stop: bool,
     /// Bit masks of byte classes, for [`Walk::numbers`] (where the CPU has SIMD).
     classifier: Option<Classifier>,
+    /// [`Walk::gated`]'s buffer, kept from event to event.
+    gated: Option<Box<Gated>>,
 }
 
 impl<'a> Walk<'_, '_, 'a> {
@@ -109,6 +112,7 @@ impl<'a> Walk<'_, '_, 'a> {
             std::mem::take(&mut self.trail),
             std::mem::take(&mut self.open),
             self.ahead.take_buffer(),
+            self.gated.take(),
         );
     }
 
@@ -327,13 +331,24 @@ impl<'a> Walk<'_, '_, 'a> {
         classifier: Classifier,
         gate: &Gate,
     ) -> Result<bool, EventError> {
+        let mut gated = self.gated.take().unwrap_or_default();
+        let room = MAX_NAMED_DEPTH.saturating_sub(depth);
+        let read = if classifier.gated_numbers(self.lex.bytes, self.lex.pos, room, gate, &mut gated)
+        {
+            self.judge_gated(node, gate, &gated).map(|()| true)
+        } else {
+            Ok(false)
+        };
+        self.gated = Some(gated);
+        read
+    }
+
+    /// [`Walk::gated`] once the pass found the array well-formed (`gated`):
+    /// the numbers through the gate judged, and read when that matters.
+    #[inline(always)]
+    fn judge_gated(&mut self, node: usize, gate: &Gate, gated: &Gated) -> Result<(), EventError> {
         let bytes = self.lex.bytes;
         let start = self.lex.pos;
-        let mut gated = Gated::default();
-        let room = MAX_NAMED_DEPTH.saturating_sub(depth);
-        if !classifier.gated_numbers(bytes, start, room, gate, &mut gated) {
-            return Ok(false);
-        }
         let here = self.trie.node(node);
         // The tests some number kept so far satisfies: a number known to
         // satisfy no other adds nothing (all carry the array's trail).
@@ -367,7 +382,7 @@ impl<'a> Walk<'_, '_, 'a> {
             self.leaves.mark(path);
         }
         self.lex.pos = gated.end + 1;
-        Ok(true)
+        Ok(())
     }
 
     /// An array (the `[` next, nesting at `depth`) at trie `node`, a path

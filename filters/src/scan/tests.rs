@@ -373,9 +373,10 @@ fn the_walk_hands_its_buffers_back_after_an_error_too() {
             Vec::with_capacity(8),
             Vec::with_capacity(8),
             Vec::with_capacity(8),
+            None,
         );
         assert!(collect_bytes(event, &trie, check, &mut leaves).is_err());
-        let (trail, open, hits) = &leaves.spare;
+        let (trail, open, hits, _) = &leaves.spare;
         let kept = [trail.capacity(), open.capacity(), hits.capacity()];
         assert!(kept.iter().all(|&c| c >= 8), "{check:?}: {kept:?}");
     }
