@@ -353,9 +353,29 @@ impl<'a> Walk<'_, '_, 'a> {
         // The tests some number kept so far satisfies: a number known to
         // satisfy no other adds nothing (all carry the array's trail).
         let mut kept = 0u64;
+        let one = gate.one_word();
+        // The first eight bytes of the last number judged by them alone
+        // (none yet: no number's bytes are `0xFF`).
+        let mut judged_word = u64::MAX;
         for &number in &gated.starts[..gated.count] {
             let number = number as usize;
-            let judged = gate.judge(bytes, number);
+            // `0`, which no test accepts, for fewer than eight bytes.
+            let word = crate::lex::word_at(bytes, number).unwrap_or(0);
+            // Judged alike (far, or satisfying only tests a number kept
+            // since satisfies): the numbers of a polygon often share their
+            // first fraction digits.
+            if word == judged_word {
+                continue;
+            }
+            // Most numbers: judged by their one word, with fewer
+            // instructions than the judgement's own test (the same answer).
+            let judged = match one.and_then(|one| one.judge(word)) {
+                Some(judged) => {
+                    judged_word = word;
+                    judged
+                }
+                None => gate.judge(bytes, number),
+            };
             match judged {
                 Judged::Far => continue,
                 Judged::Tests(tests) if tests & !kept == 0 => continue,

@@ -77,6 +77,31 @@ fn judged_numbers_agree_with_their_exact_keys() {
     assert!(judged[0] > 20_000 && judged[1] > 20_000, "{judged:?}");
 }
 
+#[test]
+fn the_one_word_test_answers_what_the_judgement_finds_from_one_word() {
+    let (trie, node) = trie(r#"{"c": [{"numeric": [">=", -122.41, "<", -122.406]}]}"#);
+    let gate = trie.node(node).gate().unwrap();
+    let one = gate.one_word().unwrap();
+    let bytes = |text: &str| format!("{text},0,0,0,0");
+    let word = |text: &str| crate::lex::word_at(bytes(text).as_bytes(), 0).unwrap();
+    for (text, want) in [
+        ("-122.3712345", Some(Judged::Far)),
+        ("-122.999", Some(Judged::Far)),
+        ("-122.000", Some(Judged::Far)),
+        ("-122.4081234", Some(Judged::Tests(1))),
+        ("-122.5", None),
+        ("-122.50", None),
+        ("-122.4091", None),
+        ("-122.4061", None),
+        ("-123.9", None),
+    ] {
+        assert_eq!(one.judge(word(text)), want, "{text}");
+        if let Some(want) = want {
+            assert_eq!(gate.judge(bytes(text).as_bytes(), 0), want, "{text}");
+        }
+    }
+}
+
 proptest::proptest! {
     /// The gated walk's judgement by fraction digits ([`Gate::judge`]) and
     /// its passing over numbers that satisfy only tests a kept number
@@ -191,13 +216,30 @@ proptest::proptest! {
         for number in texts {
             // Eight bytes after the `.` at least: the fractions need them.
             let bytes = format!("[{number},0,0,0,0,0]");
+            let judged = gate.judge(bytes.as_bytes(), 1);
             proptest::prop_assert_eq!(
-                gate.judge(bytes.as_bytes(), 1),
+                judged,
                 reference.judge(bytes.as_bytes(), 1),
                 "{} in {:?}",
                 number,
                 tests
             );
+            // The one-word test of a one-text gate, also when the number
+            // ends (`]`) within the three digits' bytes.
+            for bytes in [bytes.clone(), format!("[{number}]]],0")] {
+                let word = crate::lex::word_at(bytes.as_bytes(), 1).unwrap();
+                if let Some(one) = gate.one_word()
+                    && let Some(judged) = one.judge(word)
+                {
+                    proptest::prop_assert_eq!(
+                        judged,
+                        gate.judge(bytes.as_bytes(), 1),
+                        "{} in {:?}",
+                        bytes,
+                        tests
+                    );
+                }
+            }
         }
     }
 }
