@@ -147,10 +147,8 @@ fn pass<const NEGATIVE: bool>(
     let splat = |b: u8| _mm512_set1_epi8(b.cast_signed());
     gated.count = 0;
     let mut at = start;
-    // The bytes from `at`.
-    let mut rest = bytes.get(start..).unwrap_or_default();
     let mut level: usize = 0;
-    // The first bytes of numbers, ORed over the blocks.
+    // The digits of numbers, ORed over the blocks (every number has one).
     let mut seen = 0u64;
     // The classes of the block before ([`OTHER`] before the first).
     let mut previous = _mm512_setzero_si512();
@@ -158,7 +156,7 @@ fn pass<const NEGATIVE: bool>(
     // whether a run of digits after a `.` goes on past it.
     let (mut zero_b, mut fraction_b) = (0u64, 0u64);
     for index in 0..GATED_BLOCKS {
-        let v = load_block(rest);
+        let v = load_block(bytes, at);
         // Bytes from 0x80 are `OTHER` (0).
         let ascii = !_mm512_movepi8_mask(v);
         let class = _mm512_maskz_permutex2var_epi8(ascii, classes_low, v, classes_high);
@@ -188,15 +186,17 @@ fn pass<const NEGATIVE: bool>(
         if faults & (before_end << 1 | 1) != 0 {
             return false;
         }
-        let starts = flag(START) & before_end;
-        seen |= starts;
+        seen |= digit & before_end;
         // Every negative number when every text is negative (the judge
-        // compares the texts), else the numbers that begin with one.
-        let through = if NEGATIVE {
-            is(MINUS)
+        // compares the texts): every `-` up to the end begins one (the
+        // rules above let one follow only `[` and `,`). Else the numbers
+        // that begin with a text.
+        let (starts, through) = if NEGATIVE {
+            (before_end, is(MINUS))
         } else {
             let mut padded = [0u8; 72];
-            super::avx512::through(chunk72(bytes, at, &mut padded), gate)
+            let through = super::avx512::through(chunk72(bytes, at, &mut padded), gate);
+            (flag(START) & before_end, through)
         };
         if let Some(done) = gated.note_block(at, index, delimiters, starts, through, end) {
             gated.any = seen != 0;
@@ -205,20 +205,20 @@ fn pass<const NEGATIVE: bool>(
         zero_b = leading_zero >> 63;
         fraction_b = u64::from(carry_a | carry_b);
         at += 64;
-        rest = rest.get(64..).unwrap_or_default();
     }
     false
 }
 
-/// The first 64 bytes of `rest`, or what there is followed by zeros
+/// The 64 bytes of `bytes` at `at`, or what there is followed by zeros
 /// (`OTHER` bytes).
 #[target_feature(enable = "avx512bw")]
 #[inline]
-fn load_block(rest: &[u8]) -> __m512i {
-    if let Some(block) = rest.first_chunk::<64>() {
+fn load_block(bytes: &[u8], at: usize) -> __m512i {
+    if let Some(block) = bytes.get(at..at.saturating_add(64)) {
         return load64(block);
     }
     // Fewer than 64 bytes: the array's last block.
+    let rest = bytes.get(at..).unwrap_or_default();
     let lanes = (1u64 << rest.len()) - 1;
     // SAFETY: the load reads only the lanes set in `lanes`, the first
     // `rest.len()` bytes of `rest`, which are readable; masked-off lanes
