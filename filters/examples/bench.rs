@@ -55,6 +55,17 @@ static TIMING: AtomicBool = AtomicBool::new(false);
 /// counted; a block a pass allocates and frees is not counted at all.
 struct CountedOutsidePasses;
 
+impl CountedOutsidePasses {
+    /// The allocator for a call made now: [`System`] while a pass is timed.
+    fn now() -> &'static dyn GlobalAlloc {
+        if TIMING.load(Ordering::Relaxed) {
+            &System
+        } else {
+            &COUNTER
+        }
+    }
+}
+
 // SAFETY: each call is passed on unchanged to `System` or to `PeakAlloc`
 // (which allocates and frees with `System`), so every block comes from, and
 // goes back to, the system allocator whichever way a call goes, and both
@@ -63,46 +74,22 @@ struct CountedOutsidePasses;
 unsafe impl GlobalAlloc for CountedOutsidePasses {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: the caller's contract, passed on.
-        unsafe {
-            if TIMING.load(Ordering::Relaxed) {
-                System.alloc(layout)
-            } else {
-                COUNTER.alloc(layout)
-            }
-        }
+        unsafe { Self::now().alloc(layout) }
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         // SAFETY: the caller's contract, passed on.
-        unsafe {
-            if TIMING.load(Ordering::Relaxed) {
-                System.dealloc(ptr, layout);
-            } else {
-                COUNTER.dealloc(ptr, layout);
-            }
-        }
+        unsafe { Self::now().dealloc(ptr, layout) }
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         // SAFETY: the caller's contract, passed on.
-        unsafe {
-            if TIMING.load(Ordering::Relaxed) {
-                System.alloc_zeroed(layout)
-            } else {
-                COUNTER.alloc_zeroed(layout)
-            }
-        }
+        unsafe { Self::now().alloc_zeroed(layout) }
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         // SAFETY: the caller's contract, passed on.
-        unsafe {
-            if TIMING.load(Ordering::Relaxed) {
-                System.realloc(ptr, layout, new_size)
-            } else {
-                COUNTER.realloc(ptr, layout, new_size)
-            }
-        }
+        unsafe { Self::now().realloc(ptr, layout, new_size) }
     }
 }
 
