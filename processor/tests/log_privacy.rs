@@ -3,6 +3,9 @@
 //! bundled engine (swept by its TTL process), the pipeline runs with every
 //! log at TRACE level, one sink fails so the retry, dead-letter and failure
 //! paths log too, and the captured text is searched for the values.
+//!
+//! Its own test binary, not a module of `it/`: it installs a process-wide
+//! tracing subscriber at TRACE, which would capture every other test's logs.
 
 use std::io::Write;
 use std::path::Path;

@@ -1,0 +1,76 @@
+//! `ttlstream alarm simulate`: output and exit codes.
+
+use std::process::{Command, Output};
+
+const SEED: &str = include_str!("../../../deploy/alarms/ttl-deletion-anomaly.json");
+
+fn simulate(datapoints: &str, extra: &[&str]) -> Output {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("a.json"), SEED).expect("alarm");
+    std::fs::write(dir.path().join("d.json"), datapoints).expect("datapoints");
+    Command::new(env!("CARGO_BIN_EXE_ttlstream"))
+        .current_dir(dir.path())
+        .args([
+            "alarm",
+            "simulate",
+            "--alarm",
+            "a.json",
+            "--datapoints",
+            "d.json",
+        ])
+        .args(extra)
+        .output()
+        .expect("run ttlstream")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn explicit_zeros_raise_the_seed_alarm() {
+    let out = simulate("[900, 0, 0]", &[]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(stdout(&out), "ALARM\n");
+    let out = simulate("[900, 0]", &["--verbose"]);
+    assert_eq!(stdout(&out), "0\tOK\n1\tOK\n");
+}
+
+#[test]
+fn starting_state_and_missing_periods() {
+    // All missing with `breaching`: ALARM whatever the state before.
+    let out = simulate("[null, null]", &["--state", "OK"]);
+    assert_eq!(stdout(&out), "ALARM\n");
+    // No datapoints: the starting state is printed.
+    let out = simulate("[]", &["--state", "OK"]);
+    assert_eq!(stdout(&out), "OK\n");
+    let out = simulate("[]", &[]);
+    assert_eq!(stdout(&out), "INSUFFICIENT_DATA\n");
+}
+
+#[test]
+fn bad_datapoints_exit_2_naming_the_file() {
+    let out = simulate(r#"[1, "two"]"#, &[]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("d.json"), "{err}");
+    assert!(stdout(&out).is_empty());
+}
+
+#[test]
+fn run_fails_when_the_prometheus_address_is_taken() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = taken.local_addr().expect("addr").to_string();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = "[source.engine]\ndata_dir = \"data\"\ntable = \"SessionData\"\nsweep_interval_millis = 0\n\n[checkpoint]\ndir = \"state\"\n";
+    std::fs::write(dir.path().join("t.toml"), config).expect("config");
+    let out = Command::new(env!("CARGO_BIN_EXE_ttlstream"))
+        .current_dir(dir.path())
+        .args(["run", "--config", "t.toml", "--prometheus-listen", &addr])
+        .output()
+        .expect("run ttlstream");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("Prometheus exporter"), "{err}");
+    assert!(err.contains(&addr), "{err}");
+}

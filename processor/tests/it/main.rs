@@ -1,0 +1,18 @@
+//! Integration tests of the ttlstream processor's library API and CLI.
+//!
+//! One test binary for the crate (a module per area), so the workspace links
+//! one executable per crate instead of one per file.
+
+mod alarm_apply_and_notify;
+mod cli;
+mod cli_alarm;
+mod cli_filter;
+mod cloudwatch_put_metric_data;
+mod common;
+mod dead_letter;
+mod dynamodb_streams_lineage;
+mod file_source;
+mod lambda_handler;
+mod pipeline_metrics;
+mod prometheus_metrics;
+mod unmatched_commit;

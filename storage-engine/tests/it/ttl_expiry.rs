@@ -1,0 +1,249 @@
+//! DynamoDB item TTL through the public API: visibility before the sweep,
+//! rescue by update, enable/disable, backlog, and the sweep/stream invariants.
+#![allow(clippy::unwrap_used)]
+
+use crate::common;
+
+use common::*;
+use std::collections::BTreeSet;
+use std::time::Duration;
+use ttlstream_engine::{
+    EventName, StreamPosition, StreamViewType, SweeperOptions, TimeToLiveSpecification, Update,
+    UserIdentity,
+};
+
+#[test]
+fn expired_item_stays_visible_until_swept() {
+    let (_dir, clock, engine) = setup(StreamViewType::NewAndOldImages);
+    engine
+        .put_item(TABLE, session("alice", START_SECS + 10))
+        .unwrap();
+    clock.advance(Duration::from_secs(11));
+
+    assert!(engine.get_item(TABLE, &key("alice")).unwrap().is_some());
+    assert_eq!(engine.query(TABLE, &s("alice")).unwrap().len(), 1);
+    assert_eq!(engine.scan(TABLE).unwrap().len(), 1);
+    assert_eq!(engine.expired_backlog(TABLE).unwrap(), 1);
+
+    assert_eq!(engine.sweep_now().unwrap().deleted, 1);
+    assert!(engine.get_item(TABLE, &key("alice")).unwrap().is_none());
+    assert_eq!(engine.expired_backlog(TABLE).unwrap(), 0);
+}
+
+#[test]
+fn not_yet_expired_items_survive_a_sweep() {
+    let (_dir, clock, engine) = setup(StreamViewType::KeysOnly);
+    engine
+        .put_item(TABLE, session("bob", START_SECS + 100))
+        .unwrap();
+    clock.advance(Duration::from_secs(50));
+    assert_eq!(engine.sweep_now().unwrap().deleted, 0);
+    assert!(engine.get_item(TABLE, &key("bob")).unwrap().is_some());
+}
+
+#[test]
+fn update_moving_ttl_to_future_rescues_expired_item() {
+    let (_dir, clock, engine) = setup(StreamViewType::NewAndOldImages);
+    engine
+        .put_item(TABLE, session("carol", START_SECS + 10))
+        .unwrap();
+    clock.advance(Duration::from_secs(20));
+    let update = Update::default().set(TTL_ATTR, n(START_SECS + 1000));
+    engine.update_item(TABLE, &key("carol"), update).unwrap();
+
+    assert_eq!(engine.expired_backlog(TABLE).unwrap(), 0);
+    assert_eq!(engine.sweep_now().unwrap().deleted, 0);
+    assert!(engine.get_item(TABLE, &key("carol")).unwrap().is_some());
+
+    clock.advance(Duration::from_secs(1000));
+    assert_eq!(engine.sweep_now().unwrap().deleted, 1);
+    assert!(engine.get_item(TABLE, &key("carol")).unwrap().is_none());
+}
+
+#[test]
+fn update_removing_ttl_attribute_rescues_expired_item() {
+    let (_dir, clock, engine) = setup(StreamViewType::NewAndOldImages);
+    engine
+        .put_item(TABLE, session("dave", START_SECS + 10))
+        .unwrap();
+    clock.advance(Duration::from_secs(20));
+    engine
+        .update_item(TABLE, &key("dave"), Update::default().remove(TTL_ATTR))
+        .unwrap();
+    clock.advance(Duration::from_secs(86_400 * 365));
+    assert_eq!(engine.sweep_now().unwrap().deleted, 0);
+    assert!(engine.get_item(TABLE, &key("dave")).unwrap().is_some());
+}
+
+#[test]
+fn update_changing_ttl_to_a_string_rescues_expired_item() {
+    let (_dir, clock, engine) = setup(StreamViewType::KeysOnly);
+    engine
+        .put_item(TABLE, session("erin", START_SECS + 10))
+        .unwrap();
+    clock.advance(Duration::from_secs(20));
+    let update = Update::default().set(TTL_ATTR, s("1700000010"));
+    engine.update_item(TABLE, &key("erin"), update).unwrap();
+    assert_eq!(engine.sweep_now().unwrap().deleted, 0);
+    assert!(engine.get_item(TABLE, &key("erin")).unwrap().is_some());
+}
+
+#[test]
+fn enabling_ttl_indexes_existing_items_and_disabling_stops_expiry() {
+    let (_dir, clock, engine) = setup(StreamViewType::KeysOnly);
+    let off = TimeToLiveSpecification {
+        attribute_name: TTL_ATTR.into(),
+        enabled: false,
+    };
+    engine.update_time_to_live(TABLE, off.clone()).unwrap();
+    engine
+        .put_item(TABLE, session("old1", START_SECS + 5))
+        .unwrap();
+    engine
+        .put_item(TABLE, session("old2", START_SECS + 5))
+        .unwrap();
+    clock.advance(Duration::from_secs(10));
+    assert_eq!(
+        engine.sweep_now().unwrap().deleted,
+        0,
+        "TTL disabled: nothing expires"
+    );
+    assert_eq!(engine.expired_backlog(TABLE).unwrap(), 0);
+
+    engine
+        .update_time_to_live(TABLE, TimeToLiveSpecification::enabled(TTL_ATTR))
+        .unwrap();
+    assert_eq!(engine.expired_backlog(TABLE).unwrap(), 2);
+    engine.delete_item(TABLE, &key("old2")).unwrap();
+    assert_eq!(engine.sweep_now().unwrap().deleted, 1);
+
+    engine
+        .put_item(TABLE, session("later", START_SECS + 20))
+        .unwrap();
+    engine.update_time_to_live(TABLE, off.clone()).unwrap();
+    assert_eq!(engine.describe_time_to_live(TABLE).unwrap(), Some(off));
+    clock.advance(Duration::from_secs(100));
+    assert_eq!(engine.sweep_now().unwrap().deleted, 0);
+    assert!(engine.get_item(TABLE, &key("later")).unwrap().is_some());
+}
+
+#[test]
+fn enabling_on_another_attribute_requires_disabling_first() {
+    let (_dir, _clock, engine) = setup(StreamViewType::KeysOnly);
+    let err = engine
+        .update_time_to_live(TABLE, TimeToLiveSpecification::enabled("other"))
+        .unwrap_err();
+    assert!(err.to_string().contains(TTL_ATTR), "{err}");
+    // Re-enabling the same attribute is a no-op.
+    engine
+        .update_time_to_live(TABLE, TimeToLiveSpecification::enabled(TTL_ATTR))
+        .unwrap();
+}
+
+#[test]
+fn every_swept_item_has_exactly_one_ttl_remove_record_and_vice_versa() {
+    let (_dir, clock, engine) = setup(StreamViewType::NewAndOldImages);
+    let mut expected_gone = BTreeSet::new();
+    for i in 0..600 {
+        let user = format!("u{i:04}");
+        let expiry = START_SECS + (i % 7) * 10;
+        if expiry < START_SECS + 35 {
+            expected_gone.insert(user.clone());
+        }
+        engine.put_item(TABLE, session(&user, expiry)).unwrap();
+    }
+    engine.delete_item(TABLE, &key("u0000")).unwrap();
+    expected_gone.remove("u0000");
+    clock.advance(Duration::from_secs(35));
+    let report = engine.sweep_now().unwrap();
+    assert_eq!(report.deleted as usize, expected_gone.len());
+
+    let records = engine
+        .read_stream(TABLE, StreamPosition::TrimHorizon, usize::MAX)
+        .unwrap();
+    let ttl_removed: Vec<String> = records
+        .iter()
+        .filter(|r| r.user_identity.is_some())
+        .map(|r| user_of(&r.keys))
+        .collect();
+    let unique: BTreeSet<String> = ttl_removed.iter().cloned().collect();
+    assert_eq!(unique.len(), ttl_removed.len(), "one record per swept item");
+    assert_eq!(unique, expected_gone);
+    let remaining: BTreeSet<String> = engine.scan(TABLE).unwrap().iter().map(user_of).collect();
+    for user in &unique {
+        assert!(!remaining.contains(user), "{user} swept but still present");
+    }
+    for r in records.iter().filter(|r| r.user_identity.is_some()) {
+        assert_eq!(r.event_name, EventName::Remove);
+        assert_eq!(r.user_identity, Some(UserIdentity::dynamodb_ttl()));
+        assert!(r.old_image.is_some() && r.new_image.is_none());
+    }
+    let user_delete = records
+        .iter()
+        .find(|r| r.event_name == EventName::Remove && user_of(&r.keys) == "u0000")
+        .unwrap();
+    assert_eq!(user_delete.user_identity, None);
+}
+
+#[test]
+fn max_deletes_per_sweep_bounds_a_pass() {
+    let (_dir, clock, engine) = setup(StreamViewType::KeysOnly);
+    let items = (0..50)
+        .map(|i| session(&format!("u{i}"), START_SECS))
+        .collect();
+    engine.put_items(TABLE, items).unwrap();
+    clock.advance(Duration::from_secs(1));
+    let sweeper = engine.start_sweeper(SweeperOptions {
+        interval: Duration::from_secs(3600),
+        max_deletes_per_sweep: Some(20),
+        ..SweeperOptions::default()
+    });
+    // The first pass runs at once; wait (bounded) for it.
+    for _ in 0..500 {
+        if sweeper.deleted_total() == 20 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    sweeper.stop();
+    assert_eq!(engine.scan(TABLE).unwrap().len(), 30);
+    assert_eq!(engine.expired_backlog(TABLE).unwrap(), 30);
+}
+
+#[test]
+fn background_sweeper_deletes_and_stops() {
+    let (_dir, clock, engine) = setup(StreamViewType::KeysOnly);
+    engine
+        .put_item(TABLE, session("a", START_SECS + 1))
+        .unwrap();
+    let sweeper = engine.start_sweeper(SweeperOptions {
+        interval: Duration::from_millis(5),
+        max_deletes_per_sweep: None,
+        ..SweeperOptions::default()
+    });
+    clock.advance(Duration::from_secs(2));
+    for _ in 0..500 {
+        if sweeper.deleted_total() == 1 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(sweeper.deleted_total(), 1);
+    drop(sweeper);
+    assert!(engine.scan(TABLE).unwrap().is_empty());
+}
+
+#[test]
+fn values_more_than_five_years_old_never_expire() {
+    let (_dir, _clock, engine) = setup(StreamViewType::KeysOnly);
+    let six_years = 6 * 365 * 86_400;
+    engine
+        .put_item(TABLE, session("ancient", START_SECS - six_years))
+        .unwrap();
+    engine
+        .put_item(TABLE, session("millis", START_SECS * 1000 - 5))
+        .unwrap();
+    assert_eq!(engine.expired_backlog(TABLE).unwrap(), 0);
+    assert_eq!(engine.sweep_now().unwrap().deleted, 0);
+    assert_eq!(engine.scan(TABLE).unwrap().len(), 2);
+}

@@ -1,0 +1,14 @@
+//! End-to-end tests across ttlstream's crates, against real servers on 127.0.0.1.
+//!
+//! One test binary for the crate (a module per area), so the workspace links
+//! one executable per crate instead of one per file.
+
+mod boto3_ttl_life;
+mod demo;
+mod dynamodb_streams_moto;
+mod dynamodb_streams_serve;
+mod dynamodb_streams_serve_shards;
+mod lambda_watch;
+mod s3_outage;
+mod s3_sink;
+mod sidecar_restart;
