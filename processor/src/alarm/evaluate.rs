@@ -21,9 +21,9 @@
 //!   non-breaching data points") and otherwise INSUFFICIENT_DATA (`missing`); `ignore`
 //!   keeps the current state in both cases.
 //!
-//! Alarms on metrics in the `AWS/DynamoDB` namespace always ignore missing data,
-//! whatever their `TreatMissingData` says (Amazon CloudWatch API Reference,
-//! "PutMetricAlarm", parameter `TreatMissingData`).
+//! `TreatMissingData` itself is [`AlarmDefinition::treat_missing_data`]: the
+//! file's, or `missing` (`ignore` in the `AWS/DynamoDB` namespace) when the
+//! file has none.
 
 use serde::{Deserialize, Serialize};
 
@@ -78,16 +78,6 @@ pub fn evaluation_range(definition: &AlarmDefinition) -> usize {
     definition.evaluation_periods.saturating_add(2)
 }
 
-/// The `TreatMissingData` CloudWatch applies: the definition's, except `ignore`
-/// for `AWS/DynamoDB` metrics (API Reference, "PutMetricAlarm").
-pub fn effective_treat_missing_data(definition: &AlarmDefinition) -> TreatMissingData {
-    if definition.namespace == "AWS/DynamoDB" {
-        TreatMissingData::Ignore
-    } else {
-        definition.treat_missing_data
-    }
-}
-
 /// The state after evaluating `range`: period datapoints, oldest first, `None`
 /// for a period with no data. Only the last [`evaluation_range`] entries are
 /// looked at; a shorter slice counts as missing at the old end. `current` is
@@ -111,7 +101,7 @@ pub fn evaluate(
         let recent = &existing[existing.len() - n..];
         return verdict(recent.iter().filter(|v| breaches(**v)).count() >= m);
     }
-    let treat = effective_treat_missing_data(definition);
+    let treat = definition.treat_missing_data();
     let breaching = existing.iter().filter(|v| breaches(**v)).count();
     let fills = n - existing.len();
     match treat {

@@ -9,7 +9,7 @@
 
 use std::path::Path;
 
-use super::{AlarmDefinition, AlarmState, evaluate, evaluation_range};
+use super::{AlarmDefinition, AlarmState, TreatMissingData, evaluate, evaluation_range};
 
 use AlarmState::{Alarm, InsufficientData as Insufficient, Ok};
 
@@ -206,15 +206,49 @@ fn m_of_n_needs_m_breaching_among_the_last_n_existing() {
     assert_eq!(evaluate(&a, &long, Alarm), Ok);
 }
 
+fn without_treat_missing_data(namespace: &str) -> AlarmDefinition {
+    let text = format!(
+        r#"{{"AlarmName":"a","Namespace":"{namespace}","MetricName":"TimeToLiveDeletedItemCount",
+            "Statistic":"Sum","Period":300,"EvaluationPeriods":2,
+            "Threshold":100,"ComparisonOperator":"LessThanThreshold"}}"#
+    );
+    AlarmDefinition::parse(&text, Path::new("a.json")).expect("valid alarm")
+}
+
+/// "Alarms that evaluate metrics in the AWS/DynamoDB namespace default to
+/// ignore missing data. You can override this if you choose a different option
+/// for how the alarm should treat missing data." (User Guide, "Configuring how
+/// CloudWatch alarms treat missing data".)
 #[test]
-fn aws_dynamodb_namespace_always_ignores_missing_data() {
-    let a = alarm("AWS/DynamoDB", "breaching", 2, 2, "LessThanThreshold");
+fn aws_dynamodb_namespace_defaults_to_ignore_and_can_be_overridden() {
+    let default = without_treat_missing_data("AWS/DynamoDB");
+    assert_eq!(default.treat_missing_data, None);
+    assert_eq!(default.treat_missing_data(), TreatMissingData::Ignore);
     for current in ALL {
-        assert_eq!(evaluate(&a, &[None, None, None, None], current), current);
+        assert_eq!(evaluate(&default, &[None; 4], current), current);
     }
-    assert_eq!(evaluate(&a, &points("- - - 0 0")[1..], Alarm), Ok);
-    let own = alarm("TTLStream", "breaching", 2, 2, "LessThanThreshold");
-    assert_eq!(evaluate(&own, &[None, None, None, None], Ok), Alarm);
+    // Real datapoints are evaluated as in any namespace.
+    assert_eq!(evaluate(&default, &points("- - - 0 0")[1..], Alarm), Ok);
+
+    let breaching = alarm("AWS/DynamoDB", "breaching", 2, 2, "LessThanThreshold");
+    assert_eq!(breaching.treat_missing_data(), TreatMissingData::Breaching);
+    assert_eq!(evaluate(&breaching, &[None; 4], Ok), Alarm);
+    let missing = alarm("AWS/DynamoDB", "missing", 2, 2, "LessThanThreshold");
+    assert_eq!(evaluate(&missing, &[None; 4], Ok), Insufficient);
+}
+
+/// "If TreatMissingData is omitted, the default behavior of missing is used"
+/// (API Reference, "PutMetricAlarm"): the first table's all-missing row under
+/// MISSING gives INSUFFICIENT_DATA whatever the state before.
+#[test]
+fn treat_missing_data_defaults_to_missing_elsewhere() {
+    for namespace in ["TTLStream", "AWS/Lambda"] {
+        let a = without_treat_missing_data(namespace);
+        assert_eq!(a.treat_missing_data(), TreatMissingData::Missing);
+        for current in ALL {
+            assert_eq!(evaluate(&a, &[None; 4], current), Insufficient);
+        }
+    }
 }
 
 #[test]
