@@ -526,7 +526,7 @@ impl Pipeline {
                 "datapoint"
             );
             for alarm in &mut self.alarms {
-                if let Some(transition) = alarm.observe(point) {
+                for transition in alarm.observe(point) {
                     tracing::warn!(
                         alarm = %transition.alarm_name,
                         from = %transition.from,

@@ -1,7 +1,8 @@
 //! Creating or updating an alarm in CloudWatch from its definition file, with
 //! `PutMetricAlarm` (Amazon CloudWatch API Reference, "PutMetricAlarm"): the
 //! file's fields are sent as they are, so the alarm in CloudWatch is the one
-//! evaluated locally.
+//! evaluated locally. A field the file omits is omitted from the request too,
+//! and CloudWatch applies the same default the local evaluator does.
 
 use aws_sdk_cloudwatch::Client;
 use aws_sdk_cloudwatch::types::{
@@ -9,7 +10,7 @@ use aws_sdk_cloudwatch::types::{
     Statistic as CwStatistic, Tag,
 };
 
-use super::definition::{AlarmDefinition, TreatMissingData};
+use super::definition::AlarmDefinition;
 
 /// A failed PutMetricAlarm.
 #[derive(Debug, thiserror::Error)]
@@ -36,16 +37,6 @@ pub enum ApplyError {
     },
 }
 
-/// The API's name for a `TreatMissingData` value.
-pub fn treat_missing_data_name(t: TreatMissingData) -> &'static str {
-    match t {
-        TreatMissingData::Breaching => "breaching",
-        TreatMissingData::NotBreaching => "notBreaching",
-        TreatMissingData::Ignore => "ignore",
-        TreatMissingData::Missing => "missing",
-    }
-}
-
 /// Creates or updates `definition` in CloudWatch.
 ///
 /// # Errors
@@ -66,7 +57,10 @@ pub async fn put_metric_alarm(
     };
     let period = to_i32("Period", d.period)?;
     let evaluation_periods = to_i32("EvaluationPeriods", d.evaluation_periods as u64)?;
-    let datapoints = to_i32("DatapointsToAlarm", d.datapoints_to_alarm() as u64)?;
+    let datapoints = d
+        .datapoints_to_alarm
+        .map(|m| to_i32("DatapointsToAlarm", m as u64))
+        .transpose()?;
     let mut tags = Vec::new();
     for tag in &d.tags {
         let key = tag.get("Key").and_then(|v| v.as_str());
@@ -76,32 +70,38 @@ pub async fn put_metric_alarm(
         };
         tags.push(Tag::builder().key(key).value(value).build());
     }
-    let dimensions = d
+    let dimensions: Vec<CwDimension> = d
         .dimensions
         .iter()
         .map(|x| CwDimension::builder().name(&x.name).value(&x.value).build())
         .collect();
+    // An empty list is sent as no list: the file's "none" either way.
+    let listed = |list: &[String]| (!list.is_empty()).then(|| list.to_vec());
     client
         .put_metric_alarm()
         .alarm_name(&d.alarm_name)
         .set_alarm_description(d.alarm_description.clone())
-        .namespace(&d.namespace)
+        .set_namespace(d.namespace.clone())
         .metric_name(&d.metric_name)
-        .set_dimensions(Some(dimensions))
+        .set_dimensions((!dimensions.is_empty()).then_some(dimensions))
         .statistic(CwStatistic::from(format!("{:?}", d.statistic).as_str()))
         .period(period)
         .evaluation_periods(evaluation_periods)
-        .datapoints_to_alarm(datapoints)
+        .set_datapoints_to_alarm(datapoints)
         .threshold(d.threshold)
         .comparison_operator(CwOperator::from(
             format!("{:?}", d.comparison_operator).as_str(),
         ))
-        .treat_missing_data(treat_missing_data_name(d.treat_missing_data))
+        .set_treat_missing_data(d.treat_missing_data.map(|t| t.as_str().to_string()))
         .set_unit(d.unit.as_deref().map(StandardUnit::from))
         .set_actions_enabled(d.actions_enabled)
-        .set_alarm_actions(Some(d.alarm_actions.clone()))
-        .set_ok_actions(Some(d.ok_actions.clone()))
-        .set_insufficient_data_actions(Some(d.insufficient_data_actions.clone()))
+        .set_alarm_actions(listed(&d.alarm_actions))
+        .set_ok_actions(listed(&d.ok_actions))
+        .set_insufficient_data_actions(listed(&d.insufficient_data_actions))
+        .set_evaluate_low_sample_count_percentile(
+            d.evaluate_low_sample_count_percentile
+                .map(|e| e.as_str().to_string()),
+        )
         .set_tags((!tags.is_empty()).then_some(tags))
         .send()
         .await

@@ -1,36 +1,53 @@
 //! One evaluation: the datapoints of the evaluation range in, the alarm's next
-//! state out, exactly as the CloudWatch User Guide describes it in "Configuring
-//! how CloudWatch alarms treat missing data" (section "How alarm state is
-//! evaluated when data is missing") and "Evaluating an alarm".
+//! state out, as the CloudWatch User Guide describes it in "Configuring how
+//! CloudWatch alarms treat missing data" (sections "How alarm state is
+//! evaluated when data is missing" and "Avoiding premature transitions to alarm
+//! state") and "Alarm evaluation".
+//!
+//! Datapoints are oldest first, the most recent last: the order of the guide's
+//! tables, which show "the most recent data point on the right".
 //!
 //! CloudWatch retrieves more datapoints than `EvaluationPeriods` (N): the
 //! *evaluation range*. The guide's examples use a range of 5 for N = 3; it does
 //! not publish the general formula, so [`evaluation_range`] is N + 2. Then:
 //!
 //! * if at least N datapoints in the range exist, the N most recent existing ones
-//!   are evaluated and `TreatMissingData` is not consulted;
+//!   are evaluated (M breaching of them: ALARM, else OK) and `TreatMissingData`
+//!   is not consulted;
 //! * if none exists: `missing` gives INSUFFICIENT_DATA, `ignore` keeps the state,
 //!   `breaching` gives ALARM, `notBreaching` gives OK;
 //! * otherwise every existing datapoint is evaluated together with as few filled
 //!   ones as make up N: `breaching` fills breach, `notBreaching` fills do not.
 //!   Under `missing` and `ignore` the fills count for neither side: M breaching
-//!   gives ALARM, any non-breaching datapoint gives OK; when every existing
-//!   datapoint breaches but fewer than M do, the result is ALARM if none of them
-//!   is among the N most recent periods (the guide's table row `X - - - -`:
-//!   "the oldest evaluated data point is breaching and there aren't any
-//!   non-breaching data points") and otherwise INSUFFICIENT_DATA (`missing`); `ignore`
-//!   keeps the current state in both cases.
+//!   gives ALARM, and any non-breaching datapoint gives OK.
+//! * That leaves `missing` and `ignore` with every existing datapoint breaching
+//!   but fewer than M of them: the premature-transition rule. When the oldest
+//!   of them is at least M periods old (the most recent period is 1 old),
+//!   `missing` gives ALARM ("alarms are designed to always go into ALARM state
+//!   when the oldest available breaching datapoint ... is at least as old as
+//!   the value of Datapoints to Alarm, and all other more recent data points are
+//!   breaching or missing"); when it is younger, `missing` gives
+//!   INSUFFICIENT_DATA (the earlier version of the page's table row `- - - - X`;
+//!   the current page says only that the alarm "does not go immediately into
+//!   ALARM state"). `ignore` keeps the current state in both cases (the tables'
+//!   "Retain current state").
 //!
-//! Alarms on metrics in the `AWS/DynamoDB` namespace always ignore missing data,
-//! whatever their `TreatMissingData` says (Amazon CloudWatch API Reference,
-//! "PutMetricAlarm", parameter `TreatMissingData`).
+//! The guide's tables add one condition to the rule's wording: in the 2 out of
+//! 3 row `0 - X - -` the breaching datapoint is old enough, yet the state is OK
+//! under `missing`, so a non-breaching datapoint anywhere in the range turns
+//! the rule off.
+//!
+//! `TreatMissingData` itself is [`AlarmDefinition::treat_missing_data`]: the
+//! file's, or `missing` (`ignore` in the `AWS/DynamoDB` namespace) when the
+//! file has none.
 
 use serde::{Deserialize, Serialize};
 
 use super::definition::{AlarmDefinition, TreatMissingData};
 
 /// An alarm's state. New alarms start in `INSUFFICIENT_DATA` (CloudWatch User
-/// Guide, "Alarm states").
+/// Guide, "Metric alarm states": "The alarm has just started, the metric is not
+/// available, or not enough data is available").
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum AlarmState {
@@ -78,16 +95,6 @@ pub fn evaluation_range(definition: &AlarmDefinition) -> usize {
     definition.evaluation_periods.saturating_add(2)
 }
 
-/// The `TreatMissingData` CloudWatch applies: the definition's, except `ignore`
-/// for `AWS/DynamoDB` metrics (API Reference, "PutMetricAlarm").
-pub fn effective_treat_missing_data(definition: &AlarmDefinition) -> TreatMissingData {
-    if definition.namespace == "AWS/DynamoDB" {
-        TreatMissingData::Ignore
-    } else {
-        definition.treat_missing_data
-    }
-}
-
 /// The state after evaluating `range`: period datapoints, oldest first, `None`
 /// for a period with no data. Only the last [`evaluation_range`] entries are
 /// looked at; a shorter slice counts as missing at the old end. `current` is
@@ -111,7 +118,7 @@ pub fn evaluate(
         let recent = &existing[existing.len() - n..];
         return verdict(recent.iter().filter(|v| breaches(**v)).count() >= m);
     }
-    let treat = effective_treat_missing_data(definition);
+    let treat = definition.treat_missing_data();
     let breaching = existing.iter().filter(|v| breaches(**v)).count();
     let fills = n - existing.len();
     match treat {
@@ -134,15 +141,24 @@ pub fn evaluate(
             if breaching < existing.len() {
                 return AlarmState::Ok;
             }
-            // Every existing datapoint breaches, but fewer than M of them.
-            let newest_n = &range[range.len().saturating_sub(n)..];
-            if newest_n.iter().all(Option::is_none) {
+            // Every existing datapoint breaches, but fewer than M of them: the
+            // premature-transition rule, on the age of the oldest one.
+            if oldest_existing_age(range) >= m {
                 keep_or(AlarmState::Alarm)
             } else {
                 keep_or(AlarmState::InsufficientData)
             }
         }
     }
+}
+
+/// How many periods old the oldest existing datapoint of `range` is: 1 for the
+/// most recent period, `range.len()` for the oldest; 0 when none exists.
+fn oldest_existing_age(range: &[Option<f64>]) -> usize {
+    range
+        .iter()
+        .position(Option::is_some)
+        .map_or(0, |index| range.len() - index)
 }
 
 fn verdict(alarm: bool) -> AlarmState {

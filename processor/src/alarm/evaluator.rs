@@ -69,25 +69,27 @@ impl AlarmEvaluator {
                 .is_none_or(|table| table == point.table_name)
     }
 
-    /// Adds one closed metric period; returns a transition when an alarm period
-    /// closed and the state changed. Metric periods must arrive in order; alarm
-    /// periods skipped entirely are evaluated as missing, as CloudWatch evaluates
-    /// every period ("Configuring how CloudWatch alarms treat missing data").
-    pub fn observe(&mut self, point: &Datapoint) -> Option<AlarmTransition> {
+    /// Adds one closed metric period; returns the state changes it caused,
+    /// oldest first (none unless an alarm period closed). Metric periods must
+    /// arrive in order; alarm periods skipped entirely are evaluated as
+    /// missing, one by one, as CloudWatch evaluates every period ("Configuring
+    /// how CloudWatch alarms treat missing data"), so one datapoint after a gap
+    /// can cause more than one change.
+    pub fn observe(&mut self, point: &Datapoint) -> Vec<AlarmTransition> {
         if !self.accepts(point) {
-            return None;
+            return Vec::new();
         }
         let period = i64::try_from(self.definition.period.max(1)).unwrap_or(i64::MAX);
         let start = point
             .period_start_secs
             .div_euclid(period)
             .saturating_mul(period);
-        let mut transition = None;
+        let mut transitions = Vec::new();
         if let Some((open, _)) = &self.bucket
             && *open != start
         {
             // The open bucket is over even if its last metric period never came.
-            transition = self.close_bucket();
+            transitions.extend(self.close_bucket());
         }
         if let Some(expected) = self.next_start
             && start > expected
@@ -98,7 +100,7 @@ impl AlarmEvaluator {
             for j in (0..skipped.clamp(0, cap)).rev() {
                 // The j-th skipped period before `start` ends at start - j periods.
                 let end = start.saturating_sub(period.saturating_mul(j));
-                transition = self.push(None, end).or(transition);
+                transitions.extend(self.push(None, end));
             }
         }
         let (_, values) = self.bucket.get_or_insert_with(|| (start, Vec::new()));
@@ -107,9 +109,9 @@ impl AlarmEvaluator {
             .period_start_secs
             .saturating_add(i64::try_from(point.period_secs).unwrap_or(0));
         if point_end >= start.saturating_add(period) {
-            transition = self.close_bucket().or(transition);
+            transitions.extend(self.close_bucket());
         }
-        transition
+        transitions
     }
 
     fn close_bucket(&mut self) -> Option<AlarmTransition> {
@@ -182,7 +184,7 @@ mod tests {
     /// Feeds one hour of per-minute values; returns the transitions seen.
     fn hour(alarm: &mut AlarmEvaluator, hour_start: i64, per_minute: f64) -> Vec<AlarmTransition> {
         (0..60)
-            .filter_map(|i| alarm.observe(&minute(hour_start + i * 60, per_minute)))
+            .flat_map(|i| alarm.observe(&minute(hour_start + i * 60, per_minute)))
             .collect()
     }
 
@@ -217,17 +219,50 @@ mod tests {
         // minute of hour 3: the one real datapoint (600, not breaching) is still
         // in the 4-period evaluation range, so `breaching` fills only one of
         // the two evaluated periods, and hour 3 ends with 2 real datapoints.
-        assert!(alarm.observe(&minute(4 * 3600 - 60, 500.0)).is_none());
+        assert!(alarm.observe(&minute(4 * 3600 - 60, 500.0)).is_empty());
         assert_eq!(alarm.state(), AlarmState::Ok);
 
         let mut quiet = seed_alarm();
         assert_eq!(hour(&mut quiet, 0, 10.0).len(), 1);
         // Hours 1..=4 missing: at the end of hour 4 the 600 leaves the range.
         let t = quiet.observe(&minute(5 * 3600, 10.0));
-        let t = t.expect("an all-missing range breaches");
+        assert_eq!(t.len(), 1, "{t:?}");
+        let t = &t[0];
         assert_eq!((t.from, t.to), (AlarmState::Ok, AlarmState::Alarm));
         assert_eq!(t.value, None);
         assert_eq!(t.at_secs, 5 * 3600);
+    }
+
+    /// The first table's premature-transition row `- - X - -` (CloudWatch User
+    /// Guide, "Configuring how CloudWatch alarms treat missing data") reached
+    /// period by period: alarm periods with no metric period at all are the
+    /// `-`, and the breach alarms once it is 3 periods old under `missing` (the
+    /// default when the file has no `TreatMissingData`).
+    #[test]
+    fn a_lone_breach_alarms_once_it_is_datapoints_to_alarm_periods_old() {
+        let text = r#"{"AlarmName": "a", "MetricName": "TimeToLiveDeletedItemCount",
+            "Statistic": "Sum", "Period": 60, "EvaluationPeriods": 3, "Threshold": 100,
+            "ComparisonOperator": "LessThanThreshold"}"#;
+        let mut alarm =
+            AlarmEvaluator::new(AlarmDefinition::parse(text, Path::new("a.json")).expect("valid"));
+        assert!(alarm.observe(&minute(0, 5.0)).is_empty(), "`X`: too young");
+        assert_eq!(alarm.state(), AlarmState::InsufficientData);
+        // The next datapoint comes three periods later. On its arrival the
+        // periods ending at 120 (`X -`: too young) and 180 (`X - -`: ALARM) are
+        // evaluated, then its own period: `X - - 0` has a non-breaching
+        // datapoint, so OK. Both changes are reported.
+        let t = alarm.observe(&minute(180, 500.0));
+        let seen: Vec<_> = t
+            .iter()
+            .map(|t| (t.from, t.to, t.at_secs, t.value))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                (AlarmState::InsufficientData, AlarmState::Alarm, 180, None),
+                (AlarmState::Alarm, AlarmState::Ok, 240, Some(500.0)),
+            ]
+        );
     }
 
     #[test]
@@ -236,6 +271,6 @@ mod tests {
         let mut point = minute(0, 0.0);
         point.table_name = "Other".into();
         assert!(!alarm.accepts(&point));
-        assert!(alarm.observe(&point).is_none());
+        assert!(alarm.observe(&point).is_empty());
     }
 }

@@ -6,8 +6,11 @@ mod definition;
 mod evaluate;
 mod evaluator;
 
-pub use definition::{AlarmDefinition, ComparisonOperator, Dimension, Statistic, TreatMissingData};
-pub use evaluate::{AlarmState, effective_treat_missing_data, evaluate, evaluation_range};
+pub use definition::{
+    AlarmDefinition, ComparisonOperator, Dimension, EvaluateLowSampleCountPercentile, Statistic,
+    TreatMissingData,
+};
+pub use evaluate::{AlarmState, evaluate, evaluation_range};
 pub use evaluator::{AlarmEvaluator, AlarmTransition};
 
 #[cfg(test)]

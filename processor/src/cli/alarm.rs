@@ -23,7 +23,8 @@ pub enum AlarmCommand {
         #[arg(long)]
         alarm: PathBuf,
         /// A JSON array of per-period datapoints (one per alarm `Period`, after
-        /// the alarm's `Statistic`), oldest first; `null` for a missing period.
+        /// the alarm's `Statistic`), oldest first and the most recent last, as
+        /// in the CloudWatch User Guide's tables; `null` for a missing period.
         #[arg(long)]
         datapoints: PathBuf,
         /// The state before the first datapoint. Default: INSUFFICIENT_DATA,

@@ -196,7 +196,7 @@ impl fmt::Display for DemoSummary {
             alarm.period,
             alarm.datapoints_to_alarm(),
             alarm.evaluation_periods,
-            alarm.treat_missing_data
+            alarm.treat_missing_data()
         )?;
         for t in &self.transitions {
             let value = t

@@ -62,6 +62,53 @@ async fn apply_sends_the_files_fields_with_put_metric_alarm() {
     }
 }
 
+/// A file that omits PutMetricAlarm's optional parameters sends a request that
+/// omits them too, so CloudWatch applies its own defaults (`missing`, M = N,
+/// actions enabled), the ones the local evaluator uses.
+#[tokio::test]
+async fn apply_omits_what_the_file_omits() {
+    let minimal = r#"{"AlarmName": "minimal", "MetricName": "TimeToLiveDeletedItemCount",
+        "Statistic": "Sum", "Period": 60, "EvaluationPeriods": 3, "Threshold": 1,
+        "ComparisonOperator": "LessThanThreshold"}"#;
+    let (client, http) = cloudwatch_replay(&[200]);
+    let definition = AlarmDefinition::parse(minimal, Path::new("minimal.json")).expect("valid");
+    ttlstream::alarm::apply::put_metric_alarm(&client, &definition)
+        .await
+        .expect("applied");
+    let requests: Vec<_> = http.actual_requests().collect();
+    assert_eq!(requests.len(), 1);
+    let body = requests[0].body().bytes().unwrap_or_default();
+    for sent in [
+        "AlarmName",
+        "MetricName",
+        "Statistic",
+        "Period",
+        "EvaluationPeriods",
+        "Threshold",
+        "ComparisonOperator",
+    ] {
+        assert!(contains(body, sent), "{sent} missing from the request body");
+    }
+    for omitted in [
+        "TreatMissingData",
+        "DatapointsToAlarm",
+        "ActionsEnabled",
+        "Namespace",
+        "Dimensions",
+        "Unit",
+        "AlarmActions",
+        "OKActions",
+        "InsufficientDataActions",
+        "EvaluateLowSampleCountPercentile",
+        "Tags",
+    ] {
+        assert!(
+            !contains(body, omitted),
+            "{omitted} sent but not in the file"
+        );
+    }
+}
+
 fn transition() -> AlarmTransition {
     AlarmTransition {
         alarm_name: "ttl-deletion-anomaly-SessionData".into(),

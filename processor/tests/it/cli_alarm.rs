@@ -5,8 +5,12 @@ use std::process::{Command, Output};
 const SEED: &str = include_str!("../../../deploy/alarms/ttl-deletion-anomaly.json");
 
 fn simulate(datapoints: &str, extra: &[&str]) -> Output {
+    simulate_alarm(SEED, datapoints, extra)
+}
+
+fn simulate_alarm(alarm: &str, datapoints: &str, extra: &[&str]) -> Output {
     let dir = tempfile::tempdir().expect("tempdir");
-    std::fs::write(dir.path().join("a.json"), SEED).expect("alarm");
+    std::fs::write(dir.path().join("a.json"), alarm).expect("alarm");
     std::fs::write(dir.path().join("d.json"), datapoints).expect("datapoints");
     Command::new(env!("CARGO_BIN_EXE_ttlstream"))
         .current_dir(dir.path())
@@ -46,6 +50,51 @@ fn starting_state_and_missing_periods() {
     assert_eq!(stdout(&out), "OK\n");
     let out = simulate("[]", &[]);
     assert_eq!(stdout(&out), "INSUFFICIENT_DATA\n");
+}
+
+/// `LessThanThreshold 100` on 5-minute periods with N = 3, and neither
+/// `TreatMissingData` nor (unless `m` is given) `DatapointsToAlarm`: AWS's
+/// defaults `missing` and M = N apply.
+fn three_periods(m: Option<usize>, treat: Option<&str>) -> String {
+    let m = m.map_or(String::new(), |m| format!(r#""DatapointsToAlarm": {m},"#));
+    let treat = treat.map_or(String::new(), |t| format!(r#""TreatMissingData": "{t}","#));
+    format!(
+        r#"{{"AlarmName": "a", "Namespace": "TTLStream", "MetricName": "TimeToLiveDeletedItemCount",
+            "Statistic": "Sum", "Period": 300, "EvaluationPeriods": 3, {m} {treat}
+            "Threshold": 100, "ComparisonOperator": "LessThanThreshold"}}"#
+    )
+}
+
+/// The CloudWatch User Guide's premature-transition rows, typed as the tables
+/// show them (most recent on the right): first table `- - X - -` (3 of 3) and
+/// second table `- - - X -` (2 of 3) are ALARM under MISSING, the default, and
+/// keep the current state under IGNORE.
+#[test]
+fn premature_transition_rows_from_the_cli() {
+    let out = simulate_alarm(
+        &three_periods(None, None),
+        "[null, null, 5, null, null]",
+        &["--verbose"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(
+        stdout(&out),
+        "0\tINSUFFICIENT_DATA\n1\tINSUFFICIENT_DATA\n2\tINSUFFICIENT_DATA\n\
+         3\tINSUFFICIENT_DATA\n4\tALARM\n",
+        "the breach alarms once it is DatapointsToAlarm (3) periods old"
+    );
+    let out = simulate_alarm(
+        &three_periods(Some(2), None),
+        "[null, null, null, 5, null]",
+        &[],
+    );
+    assert_eq!(stdout(&out), "ALARM\n");
+    let out = simulate_alarm(
+        &three_periods(None, Some("ignore")),
+        "[null, null, 5, null, null]",
+        &["--state", "OK"],
+    );
+    assert_eq!(stdout(&out), "OK\n");
 }
 
 #[test]
