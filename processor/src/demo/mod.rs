@@ -278,6 +278,7 @@ fn demo_config(options: &DemoOptions, data_dir: &Path, filter: &Path, alarm: &Pa
             starting_position: StartingPosition::TrimHorizon,
             region: ttlstream_engine::STREAM_ARN_REGION.to_string(),
             sweep_interval_millis: 0,
+            create: false,
         })),
         checkpoint: Some(CheckpointConfig {
             dir: options.work_dir.join("state"),
