@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::durable_file::{file_name_component, write_atomically};
+use crate::durable_file::{file_name_component, temporary_path, write_atomically};
 use crate::error::CheckpointError;
 
 /// Whether `SequenceNumber` `a` comes after `b`. Sequence numbers are decimal
@@ -119,7 +119,9 @@ pub struct CheckpointStore {
 
 impl CheckpointStore {
     /// A store for the source `source_id` under `dir` (created if missing).
-    /// `source_id` must be a plain file-name component (a table name is).
+    /// `source_id` must be a plain file-name component (a table name is). A
+    /// temporary file left by a save that a stopped process did not finish
+    /// is removed.
     ///
     /// # Errors
     /// [`CheckpointError::Io`] when the directory cannot be created.
@@ -129,12 +131,12 @@ impl CheckpointStore {
             action: "create directory",
             source,
         })?;
-        Ok(Self {
-            path: dir.join(format!(
-                "{}.checkpoint.json",
-                file_name_component(source_id)
-            )),
-        })
+        let path = dir.join(format!(
+            "{}.checkpoint.json",
+            file_name_component(source_id)
+        ));
+        let _ = fs::remove_file(temporary_path(&path));
+        Ok(Self { path })
     }
 
     /// The checkpoint file's path.

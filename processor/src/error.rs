@@ -52,11 +52,37 @@ pub enum SourceError {
         /// The engine's error.
         source: Box<ttlstream_engine::OpenError>,
     },
+    /// The engine's data directory does not exist (or is empty) and the
+    /// config does not ask to create one (`create = true`): a mistyped path
+    /// must not start an empty database.
+    #[error(
+        "engine data directory {path} {problem}: check source.engine.data_dir (a sidecar reads an existing engine; `ttlstream serve` or the demo creates one, or set create = true)"
+    )]
+    DataDirMissing {
+        /// The data directory.
+        path: PathBuf,
+        /// "does not exist", "is empty", "is not a directory".
+        problem: &'static str,
+    },
+    /// The table to read is not in the engine's data directory.
+    #[error(
+        "table `{table}` not found in engine data directory {data_dir} (tables there: {tables})"
+    )]
+    TableNotFound {
+        /// The table.
+        table: String,
+        /// The data directory.
+        data_dir: PathBuf,
+        /// The tables it holds, comma-separated, or "none".
+        tables: String,
+    },
     /// The engine's stream could not be read.
-    #[error("reading the stream of table {table}: {source}")]
+    #[error("reading the stream of table {table} in engine data directory {data_dir}: {source}")]
     Stream {
         /// The table.
         table: String,
+        /// The engine's data directory.
+        data_dir: PathBuf,
         /// The engine's error.
         source: Box<ttlstream_engine::StreamError>,
     },
@@ -117,6 +143,19 @@ impl SourceError {
     pub fn is_retryable(&self) -> bool {
         matches!(self, SourceError::Stream { .. } | SourceError::Aws { .. })
     }
+
+    /// Whether the input is at fault rather than the run: a replay file that
+    /// cannot be opened or holds a malformed line, a data directory or table
+    /// that is not there. The CLI exits 2 for these.
+    pub fn is_bad_input(&self) -> bool {
+        matches!(
+            self,
+            SourceError::Malformed { .. }
+                | SourceError::Read { action: "open", .. }
+                | SourceError::DataDirMissing { .. }
+                | SourceError::TableNotFound { .. }
+        )
+    }
 }
 
 /// A sink could not write a batch.
@@ -135,7 +174,8 @@ pub enum SinkError {
         /// The I/O error.
         source: std::io::Error,
     },
-    /// An AWS request failed after the SDK's own retries (not retried again).
+    /// An AWS request failed after the SDK's own retries (a sidecar tries the
+    /// batch again, [`crate::delivery`]; the Lambda does not).
     #[error("sink {sink}: {operation} s3://{bucket}/{object}: {message}")]
     Aws {
         /// The sink's name.
@@ -169,15 +209,42 @@ pub enum SinkError {
         /// The compressor's error.
         source: std::io::Error,
     },
+    /// The process was asked to stop (SIGTERM) while this sink was failing:
+    /// the batch was not written, stays in flight in the checkpoint, and is
+    /// delivered on the next start.
+    #[error("sink {sink}: stopped while retrying a failed write: {message}")]
+    Interrupted {
+        /// The sink's name.
+        sink: String,
+        /// The last write error.
+        message: String,
+    },
 }
 
 impl SinkError {
-    /// Whether writing the same batch again may succeed, so that the backon loop
-    /// of [`crate::delivery`] should try again. Local I/O errors are retried: a
-    /// full disk or a transient permission problem may clear. AWS errors are
-    /// not: the SDK has already retried them under its own retry config.
+    /// Whether the Lambda's bounded retry ([`crate::delivery`]) should write
+    /// the same batch again. Local I/O errors are retried: a full disk or a
+    /// transient permission problem may clear. AWS errors are not: the SDK has
+    /// already retried them under its own retry config, and the function must
+    /// answer within its timeout.
     pub fn is_retryable(&self) -> bool {
         matches!(self, SinkError::Io { .. })
+    }
+
+    /// Whether the failure may clear while the batch waits: local I/O (a
+    /// full disk, a permission), and an AWS call that failed after the SDK's
+    /// own attempts (the service unreachable, throttling, failing). A
+    /// long-lived sidecar retries these until its `max_elapsed_secs`
+    /// ([`crate::delivery`]). A record that cannot be named or a batch that
+    /// cannot be compressed fails the same way every time.
+    pub fn is_transient(&self) -> bool {
+        matches!(self, SinkError::Io { .. } | SinkError::Aws { .. })
+    }
+
+    /// Whether delivery stopped because the process is stopping
+    /// ([`SinkError::Interrupted`]), not because the sink gave up.
+    pub fn is_interrupted(&self) -> bool {
+        matches!(self, SinkError::Interrupted { .. })
     }
 
     /// The name of the sink that failed.
@@ -186,7 +253,8 @@ impl SinkError {
             SinkError::Io { sink, .. }
             | SinkError::Aws { sink, .. }
             | SinkError::Record { sink, .. }
-            | SinkError::Encode { sink, .. } => sink,
+            | SinkError::Encode { sink, .. }
+            | SinkError::Interrupted { sink, .. } => sink,
         }
     }
 }
@@ -231,4 +299,18 @@ pub enum PipelineError {
     /// The checkpoint could not be read or written.
     #[error(transparent)]
     Checkpoint(#[from] CheckpointError),
+}
+
+impl PipelineError {
+    /// Whether the input is at fault (a config, filter or alarm file; a
+    /// replay file or engine directory that is missing or malformed; see
+    /// [`SourceError::is_bad_input`]) rather than the run. The CLI exits 2
+    /// for these, 1 for the rest.
+    pub fn is_bad_input(&self) -> bool {
+        match self {
+            PipelineError::Config(_) => true,
+            PipelineError::Source(source) => source.is_bad_input(),
+            PipelineError::Sink(_) | PipelineError::Checkpoint(_) => false,
+        }
+    }
 }

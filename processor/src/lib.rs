@@ -53,6 +53,7 @@ pub mod pipeline;
 pub mod record;
 pub mod router;
 pub mod routing;
+pub mod sidecar;
 pub mod sinks;
 pub mod sources;
 

@@ -8,9 +8,12 @@
 //! checkpoint as in flight, so a crash replays exactly that range and sinks
 //! overwrite rather than duplicate.
 
-use std::future::Future;
+mod run;
+
 use std::sync::Arc;
 use std::time::Duration;
+
+use tokio::sync::watch;
 
 use ttlstream_engine::{Clock, Engine};
 
@@ -22,7 +25,7 @@ use crate::error::{ConfigError, PipelineError, SourceError};
 use crate::metrics::{Datapoint, PipelineStats, TtlDeletionCounter, names};
 use crate::record::Record;
 use crate::routing::Routing;
-use crate::sinks::Sink;
+use crate::sinks::{BatchLimits, Sink};
 use crate::sources::engine::EngineSource;
 use crate::sources::{ReadFrom, Source, StartingPosition};
 
@@ -62,7 +65,13 @@ pub struct Pipeline {
     notifiers: Vec<crate::notify::NotifierConfig>,
     clock: Arc<dyn Clock>,
     max_records: usize,
+    /// Records and bytes one read of a partitioned source may return: its
+    /// read is one batch, so the read honours the sinks' batch limits.
+    partitioned_read: crate::sources::ReadLimits,
     poll_interval: Duration,
+    /// Turned `true` by [`Pipeline::run`] when its shutdown completes: ends a
+    /// read that waits for input and a sink write stalled in its retries.
+    stop: Arc<watch::Sender<bool>>,
     stats: PipelineStats,
     /// When the sweeper-lag gauge was last read from the source.
     lag_sampled: Option<std::time::Instant>,
@@ -161,7 +170,9 @@ impl Pipeline {
         mut source: Box<dyn Source>,
         starting_position: StartingPosition,
     ) -> Result<Self, PipelineError> {
-        let routing = Routing::build(config)?;
+        let mut routing = Routing::build(config)?;
+        let (stop, stopped) = watch::channel(false);
+        routing.retry_until_elapsed(stopped);
         if let Some(names) = routing.event_names() {
             source.route_event_names(names);
         }
@@ -186,6 +197,13 @@ impl Pipeline {
         let store = CheckpointStore::open(&checkpoint_config.dir, source.id())?;
         let checkpoint = store.load()?;
         let counter = TtlDeletionCounter::new(config.metrics.period_secs, source.tables());
+        let tightest = routing.limits().into_iter().reduce(BatchLimits::min);
+        let partitioned_read = crate::sources::ReadLimits {
+            max_records: tightest.map_or(config.batch.max_records, |limits| {
+                limits.max_records.min(config.batch.max_records)
+            }),
+            max_bytes: tightest.map_or(usize::MAX, |limits| limits.max_bytes),
+        };
         Ok(Self {
             clock: source.clock(),
             source,
@@ -200,7 +218,9 @@ impl Pipeline {
             alarms,
             notifiers: config.notifiers.clone(),
             max_records: config.batch.max_records,
+            partitioned_read,
             poll_interval: Duration::from_millis(config.batch.poll_interval_millis),
+            stop: Arc::new(stop),
             stats: PipelineStats::default(),
             lag_sampled: None,
             unpublished: RecordCounts::default(),
@@ -272,7 +292,7 @@ impl Pipeline {
     > {
         if let Some(read) = self
             .source
-            .read_checkpointed(&self.checkpoint, self.max_records)
+            .read_checkpointed(&self.checkpoint, self.partitioned_read)
         {
             let batch = read.await?;
             return Ok((batch.records, batch.progress));
@@ -308,9 +328,16 @@ impl Pipeline {
         }
     }
 
-    /// [`Pipeline::step`], without publishing its record counts.
+    /// [`Pipeline::step`], without publishing its record counts. A read that
+    /// is still waiting when [`Pipeline::run`] is asked to stop (stdin with
+    /// no input yet) is abandoned: it has changed nothing.
     async fn read_route_and_write(&mut self) -> Result<StepReport, PipelineError> {
-        let (records, progress) = self.read_batch().await?;
+        let mut stopped = self.stop.subscribe();
+        let (records, progress) = tokio::select! {
+            biased;
+            read = self.read_batch() => read?,
+            Ok(_) = stopped.wait_for(|stopping| *stopping) => return Ok(StepReport::default()),
+        };
         let read = records.len();
         self.sample_sweeper_lag(read < self.max_records);
         if read == 0 && self.batcher.range().is_none() {
@@ -515,16 +542,7 @@ impl Pipeline {
         let datapoints = self.counter.close_through(watermark_millis);
         let mut transitions = Vec::new();
         for point in &datapoints {
-            ::metrics::counter!(point.metric_name, names::TABLE_NAME => point.table_name.clone())
-                .increment(point.value.max(0.0) as u64);
-            tracing::info!(
-                metric = point.metric_name,
-                table = %point.table_name,
-                period_start_secs = point.period_start_secs,
-                period_secs = point.period_secs,
-                value = point.value,
-                "datapoint"
-            );
+            run::publish(point, false);
             for alarm in &mut self.alarms {
                 for transition in alarm.observe(point) {
                     tracing::warn!(
@@ -550,47 +568,5 @@ impl Pipeline {
     /// used when a run ends at a known time.
     pub fn close_periods_through(&mut self, watermark_millis: i64) -> StepReport {
         self.close_periods(watermark_millis)
-    }
-
-    /// Runs until `shutdown` completes. The open batch is then written and
-    /// checkpointed first; nothing is cut off mid-write.
-    ///
-    /// # Errors
-    /// The first error of a [`Pipeline::step`].
-    pub async fn run(
-        &mut self,
-        shutdown: impl Future<Output = ()>,
-    ) -> Result<PipelineStats, PipelineError> {
-        tokio::pin!(shutdown);
-        loop {
-            let report = self.step().await?;
-            if report.records == 0 && self.source.exhausted() {
-                if self.replay.is_none() {
-                    self.flush().await?;
-                }
-                tracing::info!(stats = ?self.stats, "source exhausted: last batch committed");
-                return Ok(self.stats);
-            }
-            let stop = if report.records == 0 {
-                tokio::select! {
-                    () = &mut shutdown => true,
-                    () = tokio::time::sleep(self.poll_interval) => false,
-                }
-            } else {
-                tokio::select! {
-                    biased;
-                    () = &mut shutdown => true,
-                    () = std::future::ready(()) => false,
-                }
-            };
-            if stop {
-                // An interrupted replay stays in flight and is read again on start.
-                if self.replay.is_none() {
-                    self.flush().await?;
-                }
-                tracing::info!(stats = ?self.stats, "shutting down: last batch committed");
-                return Ok(self.stats);
-            }
-        }
     }
 }

@@ -1,6 +1,6 @@
 //! The step the sidecar's pipeline and the Lambda function share: filter and
 //! route each record to its sinks, write each sink's batch with the shared
-//! retry ([`crate::delivery::deliver`]: backon for local work, the SDK's retry
+//! retry ([`crate::delivery::deliver`]: backon around the SDK's own retry
 //! for AWS calls), and send what still fails to the dead-letter sink.
 //!
 //! The pipeline groups records with its [`Batcher`](crate::batcher::Batcher)
@@ -12,7 +12,7 @@
 
 use crate::batcher::ClosedBatch;
 use crate::config::Config;
-use crate::delivery::{Failure, RetryConfig, dead_letter, deliver};
+use crate::delivery::{Failure, RetryPolicy, dead_letter, deliver};
 use crate::error::{PipelineError, SinkError};
 use crate::metrics::names;
 use crate::record::Record;
@@ -26,7 +26,7 @@ pub struct Routing {
     sinks: Vec<Box<dyn Sink>>,
     limits: Vec<BatchLimits>,
     dead_letter: Option<Box<dyn Sink>>,
-    retry: RetryConfig,
+    retry: RetryPolicy,
     log_keys: bool,
 }
 
@@ -106,9 +106,16 @@ impl Routing {
             sinks,
             limits,
             dead_letter,
-            retry: config.retry.clone(),
+            retry: RetryPolicy::bounded(config.retry.clone()),
             log_keys,
         })
+    }
+
+    /// Retries sink writes as a long-lived sidecar does
+    /// ([`RetryPolicy::until_elapsed`]) instead of the Lambda's bounded
+    /// retries (the default); `stop` turning `true` ends a stalled retry.
+    pub fn retry_until_elapsed(&mut self, stop: tokio::sync::watch::Receiver<bool>) {
+        self.retry = RetryPolicy::until_elapsed(self.retry.config().clone(), stop);
     }
 
     /// Each routed sink's batch limits, by sink index (for a
@@ -164,7 +171,10 @@ impl Routing {
     ///
     /// # Errors
     /// [`Undelivered`] when a sink failed and there is no dead-letter sink, or
-    /// the dead-letter write failed too.
+    /// the dead-letter write failed too; or, holding
+    /// [`SinkError::Interrupted`], when a stop request ended a sink's retries
+    /// (nothing is dead-lettered then: the batch is delivered on the next
+    /// start).
     pub async fn deliver<'a>(
         &self,
         closed: &'a ClosedBatch,
@@ -178,6 +188,13 @@ impl Routing {
                 Ok(()) => {
                     delivered.records += count;
                     ::metrics::counter!(names::RECORDS_DELIVERED).increment(count);
+                }
+                Err(error) if error.is_interrupted() => {
+                    failures.push(Failure {
+                        sink: self.sinks[sink].name().to_string(),
+                        error,
+                        records: batch.records,
+                    });
                 }
                 Err(error) => {
                     ::metrics::counter!(names::RECORDS_FAILED).increment(count);
@@ -205,8 +222,11 @@ impl Routing {
             .iter()
             .flat_map(|f| f.records.iter().copied())
             .collect();
-        let Some(sink) = &self.dead_letter else {
-            let Failure { error, .. } = failures.swap_remove(0);
+        // Stopping: the batch stays in flight for the next start; it is not
+        // a dead letter.
+        let interrupted = failures.iter().position(|f| f.error.is_interrupted());
+        let Some(sink) = self.dead_letter.as_ref().filter(|_| interrupted.is_none()) else {
+            let Failure { error, .. } = failures.swap_remove(interrupted.unwrap_or(0));
             return Err(Undelivered {
                 error,
                 records,

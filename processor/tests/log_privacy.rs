@@ -122,6 +122,7 @@ dir = "state"
 
 [retry]
 max_retries = 1
+max_elapsed_secs = 0
 min_delay_millis = 1
 max_delay_millis = 2
 

@@ -1,8 +1,10 @@
 //! Test servers as child processes on 127.0.0.1: a free port, started, waited
-//! for until they accept connections, stopped (and started again on the same
-//! port for outage tests), killed when dropped. One helper for every server
-//! the tests run against (s3s-fs, moto_server, ...).
+//! for until they answer HTTP, stopped (and started again on the same port for
+//! outage tests), killed when dropped. One helper for every server the tests
+//! run against (s3s-fs, moto_server, `ttlstream serve`, ...), and one
+//! readiness wait ([`wait_ready`]) for them and `cargo lambda watch`.
 
+use std::io::{Read, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -43,6 +45,61 @@ pub fn free_port() -> u16 {
         .port()
 }
 
+/// Whether a server accepts a connection on `address`. A connection to a
+/// free port in the ephemeral range can take that same port as its own
+/// source and connect to itself (TCP self-connect); such a connection does
+/// not count.
+pub fn accepts(address: SocketAddr) -> Option<TcpStream> {
+    let stream = TcpStream::connect_timeout(&address, Duration::from_millis(500)).ok()?;
+    let own = stream.local_addr().ok()?;
+    (own != address).then_some(stream)
+}
+
+/// Whether an HTTP server answers `GET <path>` on `address` with a status
+/// line (any status): readiness proven by an answer, not by a connection.
+pub fn answers_http(address: SocketAddr, path: &str) -> bool {
+    let Some(mut stream) = accepts(address) else {
+        return false;
+    };
+    let timeout = Some(Duration::from_secs(5));
+    if stream.set_read_timeout(timeout).is_err() || stream.set_write_timeout(timeout).is_err() {
+        return false;
+    }
+    let request = format!("GET {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n");
+    let mut status = [0_u8; 5];
+    stream.write_all(request.as_bytes()).is_ok()
+        && stream.read_exact(&mut status).is_ok()
+        && &status == b"HTTP/"
+}
+
+/// Polls `ready` every 20 ms until it holds or `timeout` passes; `exited`
+/// is asked between polls and ends the wait with its message when the
+/// server process has exited. Never a fixed wait.
+///
+/// # Panics
+/// When the server exited or was not ready within `timeout`; the message
+/// names `what` and includes `log()` (the server's output, if kept).
+pub fn wait_ready(
+    what: &str,
+    timeout: Duration,
+    mut ready: impl FnMut() -> bool,
+    mut exited: impl FnMut() -> Option<String>,
+    log: impl Fn() -> String,
+) {
+    let deadline = Instant::now() + timeout;
+    while !ready() {
+        if let Some(status) = exited() {
+            panic!("{what} exited before it was ready: {status}\n{}", log());
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{what} was not ready within {timeout:?}\n{}",
+            log()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// A server process listening on `127.0.0.1:<port>`.
 #[derive(Debug)]
 pub struct ServerProcess {
@@ -54,7 +111,8 @@ pub struct ServerProcess {
 
 impl ServerProcess {
     /// Starts `program` with `args` (`{port}` in an argument becomes the port)
-    /// and waits up to 30 s until 127.0.0.1:port accepts connections.
+    /// and waits up to 60 s until it answers HTTP on 127.0.0.1:port
+    /// ([`answers_http`], `GET /`).
     ///
     /// # Panics
     /// When the program cannot be started or never listens.
@@ -106,27 +164,16 @@ impl ServerProcess {
             .stderr(Stdio::null())
             .spawn()
             .unwrap_or_else(|e| panic!("start {}: {e}", self.program.display()));
-        self.child = Some(child);
+        // Kept in `self` first, so a server that never answers is killed on drop.
+        let child = self.child.insert(child);
         let address = SocketAddr::from((Ipv4Addr::LOCALHOST, self.port));
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while TcpStream::connect_timeout(&address, Duration::from_millis(200)).is_err() {
-            if let Some(status) = self
-                .child
-                .as_mut()
-                .and_then(|c| c.try_wait().ok().flatten())
-            {
-                panic!(
-                    "{} exited before listening: {status}",
-                    self.program.display()
-                );
-            }
-            assert!(
-                Instant::now() < deadline,
-                "{} did not listen on {address} within 30 s",
-                self.program.display()
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        wait_ready(
+            &format!("{} on {address}", self.program.display()),
+            Duration::from_secs(60),
+            || answers_http(address, "/"),
+            || child.try_wait().ok().flatten().map(|s| s.to_string()),
+            String::new,
+        );
     }
 }
 

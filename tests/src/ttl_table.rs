@@ -89,6 +89,43 @@ pub fn prepare(
     (engine, keys, now)
 }
 
+/// Puts `count` items (`pk` `p<i % 7>`, `sk` `expiring-<i>`) that expire
+/// in the future: item `i` at `first_secs + i * every_millis / 1000` (epoch
+/// seconds), for tests that need TTL deletions while something else
+/// happens. Returns their keys.
+///
+/// # Panics
+/// When the engine cannot be written.
+pub fn put_expiring(
+    engine: &Engine,
+    first_secs: i64,
+    count: usize,
+    every_millis: i64,
+) -> BTreeSet<(String, String)> {
+    let mut keys = BTreeSet::new();
+    let mut items = Vec::new();
+    for i in 0..count {
+        let (pk, sk) = (format!("p{}", i % 7), format!("expiring-{i:05}"));
+        let at = first_secs + i as i64 * every_millis / 1000;
+        items.push(Item::from(HashMap::from([
+            ("pk".to_string(), AttributeValue::S(pk.clone())),
+            ("sk".to_string(), AttributeValue::S(sk.clone())),
+            (
+                "Payload".to_string(),
+                AttributeValue::S(format!("{PAYLOAD_MARKER}{sk}")),
+            ),
+            (
+                "ExpirationTime".to_string(),
+                AttributeValue::N(at.to_string()),
+            ),
+        ])));
+        keys.insert((pk, sk));
+    }
+    engine.put_items(TABLE, items).expect("put items");
+    engine.persist().expect("persist");
+    keys
+}
+
 /// The `SequenceNumber`s of the TTL deletions on the table's stream.
 ///
 /// # Panics

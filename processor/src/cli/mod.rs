@@ -1,7 +1,9 @@
 //! The `ttlstream` command line. The binary is `fn main() { ttlstream::cli::main() }`.
 //!
 //! Exit codes: 0 success; 1 a runtime failure (I/O, engine, sink); 2 bad input
-//! (usage, an invalid config, pattern or event file).
+//! (usage; an invalid config, pattern, alarm or event file; a replay file that
+//! is missing or holds a malformed line under `on_malformed = "fail"`; an
+//! engine data directory or table that is not there).
 
 mod alarm;
 mod filter;
@@ -15,8 +17,6 @@ use tracing_subscriber::EnvFilter;
 
 use crate::config::Config;
 use crate::demo::{self, DemoOptions};
-use crate::error::PipelineError;
-use crate::pipeline::Pipeline;
 
 /// An event-driven stream processor for TTL deletions.
 #[derive(Debug, Parser)]
@@ -172,9 +172,9 @@ pub fn main() -> ExitCode {
                 }
             };
             block_on(async {
-                match run_sidecar(&config).await {
-                    Ok(()) => ExitCode::SUCCESS,
-                    Err(e @ PipelineError::Config(_)) => {
+                match crate::sidecar::run(&config, shutdown_signal()).await {
+                    Ok(_) => ExitCode::SUCCESS,
+                    Err(e) if e.is_bad_input() => {
                         eprintln!("error: {e}");
                         ExitCode::from(2)
                     }
@@ -186,34 +186,6 @@ pub fn main() -> ExitCode {
             })
         }
     }
-}
-
-async fn run_sidecar(config: &Config) -> Result<(), PipelineError> {
-    let mut pipeline = Pipeline::build_async(config).await?;
-    let exporters = crate::metrics::exporters::install(&config.metrics)
-        .await
-        .map_err(|e| crate::error::ConfigError::Invalid {
-            path: PathBuf::from("[metrics]"),
-            message: e.to_string(),
-        })?;
-    if let Some(flusher) = exporters {
-        let period = std::time::Duration::from_secs(config.metrics.period_secs.max(1));
-        tokio::spawn(async move {
-            let mut tick = tokio::time::interval(period);
-            tick.tick().await;
-            loop {
-                tick.tick().await;
-                let now_millis = chrono::Utc::now().timestamp_millis();
-                if let Err(e) = flusher.flush(now_millis).await {
-                    tracing::error!(error = %e, "metrics flush failed");
-                }
-            }
-        });
-    }
-    tracing::info!(checkpoint = ?pipeline.checkpoint(), "sidecar started");
-    let stats = pipeline.run(shutdown_signal()).await?;
-    tracing::info!(?stats, "sidecar stopped");
-    Ok(())
 }
 
 /// Completes on SIGTERM or SIGINT.
@@ -239,12 +211,19 @@ async fn shutdown_signal() {
     }
 }
 
+/// Runs `future` on a new runtime. A blocking read still waiting when it
+/// completes (stdin with no input, abandoned at shutdown) does not hold the
+/// process: the runtime waits at most a second for such threads.
 fn block_on<F: std::future::Future<Output = ExitCode>>(future: F) -> ExitCode {
     match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
     {
-        Ok(runtime) => runtime.block_on(future),
+        Ok(runtime) => {
+            let code = runtime.block_on(future);
+            runtime.shutdown_timeout(std::time::Duration::from_secs(1));
+            code
+        }
         Err(e) => {
             eprintln!("error: cannot start the async runtime: {e}");
             ExitCode::FAILURE

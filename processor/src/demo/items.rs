@@ -1,26 +1,66 @@
 //! The demo's data: the five `SessionData` items of the DynamoDB Developer Guide's
-//! TTL example ("Using time to live (TTL) in DynamoDB"), plus generated sessions.
+//! TTL example ("Using time to live (TTL) in DynamoDB"), each with its own
+//! `CreationTime` and `ExpirationTime` as the guide lists them, plus generated
+//! sessions.
 
 use std::collections::HashMap;
 
 use ttlstream_engine::{AttributeValue, Item};
 
-/// `CreationTime` of the seed items, epoch seconds: 2019-10-23 08:46 UTC. The
-/// demo's clock starts here.
+/// `CreationTime` of the guide's `user1`, epoch seconds: 2019-10-23 08:46 UTC.
+/// The demo's clock starts here.
 pub const SEED_CREATION_TIME_SECS: i64 = 1_571_820_360;
-/// `ExpirationTime` of the seed items, epoch seconds: two hours later.
+/// `ExpirationTime` of the guide's `user1`, epoch seconds: two hours later.
+/// The generated sessions all expire by then.
 pub const SEED_EXPIRATION_TIME_SECS: i64 = 1_571_827_560;
-/// Session length of every item, seconds.
+/// Session length of every generated item, seconds.
 pub const SESSION_TTL_SECS: i64 = 7_200;
 
-/// `(UserName, SessionId)` of the seed items, as the guide lists them.
-pub const SEED_SESSIONS: [(&str, &str); 5] = [
-    ("user1", "74686572652773"),
-    ("user2", "6e6f7468696e67"),
-    ("user3", "746f2073656520"),
-    ("user4", "68657265212121"),
-    ("user5", "6e6572642e2e2e"),
+/// One of the guide's five example items.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SeedSession {
+    /// `UserName` (the partition key).
+    pub user_name: &'static str,
+    /// `SessionId` (the sort key).
+    pub session_id: &'static str,
+    /// `CreationTime`, epoch seconds.
+    pub creation_time_secs: i64,
+    /// `ExpirationTime` (the TTL attribute), epoch seconds.
+    pub expiration_time_secs: i64,
+}
+
+/// The guide's five items, in its order, with its times.
+pub const SEED_SESSIONS: [SeedSession; 5] = [
+    seed("user1", "74686572652773", 1_571_820_360, 1_571_827_560),
+    seed("user2", "6e6f7468696e67", 1_571_820_180, 1_571_827_380),
+    seed("user3", "746f2073656520", 1_571_820_923, 1_571_828_123),
+    seed("user4", "68657265212121", 1_571_820_683, 1_571_827_883),
+    seed("user5", "6e6572642e2e2e", 1_571_820_743, 1_571_831_543),
 ];
+
+const fn seed(
+    user_name: &'static str,
+    session_id: &'static str,
+    creation_time_secs: i64,
+    expiration_time_secs: i64,
+) -> SeedSession {
+    SeedSession {
+        user_name,
+        session_id,
+        creation_time_secs,
+        expiration_time_secs,
+    }
+}
+
+/// The latest `ExpirationTime` of the seed items (`user5`'s), epoch seconds:
+/// the demo's last TTL deletion.
+pub fn last_seed_expiration_secs() -> i64 {
+    SEED_SESSIONS
+        .iter()
+        .map(|s| s.expiration_time_secs)
+        .max()
+        .unwrap_or(SEED_EXPIRATION_TIME_SECS)
+}
 
 fn s(value: &str) -> AttributeValue {
     AttributeValue::S(value.to_string())
@@ -33,25 +73,26 @@ fn n(value: i64) -> AttributeValue {
 fn session(
     user: &str,
     session_id: &str,
-    created: i64,
+    (created, expires): (i64, i64),
     info: HashMap<String, AttributeValue>,
 ) -> Item {
     Item::from(HashMap::from([
         ("UserName".to_string(), s(user)),
         ("SessionId".to_string(), s(session_id)),
         ("CreationTime".to_string(), n(created)),
-        ("ExpirationTime".to_string(), n(created + SESSION_TTL_SECS)),
+        ("ExpirationTime".to_string(), n(expires)),
         ("SessionInfo".to_string(), AttributeValue::M(info)),
     ]))
 }
 
-/// The five seed items. `SessionInfo` is "a JSON document" in the guide; here a
+/// The five seed items, each with the guide's own `CreationTime` and
+/// `ExpirationTime`. `SessionInfo` is "a JSON document" in the guide; here a
 /// map with a few fields.
 pub fn seed_items() -> Vec<Item> {
     SEED_SESSIONS
         .iter()
         .enumerate()
-        .map(|(i, (user, id))| {
+        .map(|(i, seed)| {
             let info = HashMap::from([
                 (
                     "Device".to_string(),
@@ -59,7 +100,8 @@ pub fn seed_items() -> Vec<Item> {
                 ),
                 ("PagesViewed".to_string(), n(3 + i as i64)),
             ]);
-            session(user, id, SEED_CREATION_TIME_SECS, info)
+            let times = (seed.creation_time_secs, seed.expiration_time_secs);
+            session(seed.user_name, seed.session_id, times, info)
         })
         .collect()
 }
@@ -80,7 +122,7 @@ pub fn generated_item(index: u64, count: u64) -> Item {
     session(
         &format!("user{:07}", index + 6),
         &format!("{:014x}", mix(index) & 0x00ff_ffff_ffff_ffff),
-        created,
+        (created, created + SESSION_TTL_SECS),
         info,
     )
 }
@@ -98,15 +140,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn seed_items_match_the_guide() {
+    fn seed_items_carry_the_guide_times() {
+        // The guide's table, typed in (UserName, SessionId, CreationTime,
+        // ExpirationTime), not derived from SEED_SESSIONS.
+        let guide = [
+            ("user1", "74686572652773", 1_571_820_360, 1_571_827_560),
+            ("user2", "6e6f7468696e67", 1_571_820_180, 1_571_827_380),
+            ("user3", "746f2073656520", 1_571_820_923, 1_571_828_123),
+            ("user4", "68657265212121", 1_571_820_683, 1_571_827_883),
+            ("user5", "6e6572642e2e2e", 1_571_820_743, 1_571_831_543),
+        ];
         let items = seed_items();
-        assert_eq!(items.len(), 5);
-        assert_eq!(items[0].get("SessionId"), Some(&s("74686572652773")));
-        assert_eq!(items[4].get("UserName"), Some(&s("user5")));
-        for item in &items {
-            assert_eq!(item.get("CreationTime"), Some(&n(1_571_820_360)));
-            assert_eq!(item.get("ExpirationTime"), Some(&n(1_571_827_560)));
+        assert_eq!(items.len(), guide.len());
+        for (item, (user, id, created, expires)) in items.iter().zip(guide) {
+            assert_eq!(item.get("UserName"), Some(&s(user)));
+            assert_eq!(item.get("SessionId"), Some(&s(id)));
+            assert_eq!(item.get("CreationTime"), Some(&n(created)), "{user}");
+            assert_eq!(item.get("ExpirationTime"), Some(&n(expires)), "{user}");
         }
+        assert_eq!(last_seed_expiration_secs(), 1_571_831_543);
     }
 
     #[test]

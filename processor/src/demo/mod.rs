@@ -3,8 +3,9 @@
 //!
 //! It creates the guide's `SessionData` table (partition key `UserName`, sort key
 //! `SessionId`, TTL attribute `ExpirationTime`, stream `OLD_IMAGE`), writes the
-//! five seed items and `items` generated sessions with an accelerated clock held
-//! at 2019-10-23 08:46 UTC, then lets the clock run and the sweeper expire
+//! five seed items (each with the guide's own `CreationTime` and
+//! `ExpirationTime`) and `items` generated sessions with an accelerated clock
+//! held at 2019-10-23 08:46 UTC, then lets the clock run and the sweeper expire
 //! everything, and archives every TTL deletion through
 //! `deploy/filters/ttl-system-deletes.json` into NDJSON files, while counting
 //! `TimeToLiveDeletedItemCount` and evaluating the seed's anomaly alarm
@@ -189,7 +190,7 @@ pub async fn run(options: &DemoOptions) -> Result<DemoSummary, DemoError> {
         if end_secs.is_none() && caught_up && deleted >= item_count {
             let done_secs = now_millis
                 .div_euclid(1000)
-                .max(items::SEED_EXPIRATION_TIME_SECS);
+                .max(items::last_seed_expiration_secs());
             end_secs = Some((done_secs / alarm_period + 1 + quiet_periods) * alarm_period);
         }
         if caught_up && end_secs.is_some_and(|end| now_millis >= end * 1000) {
@@ -200,7 +201,7 @@ pub async fn run(options: &DemoOptions) -> Result<DemoSummary, DemoError> {
         }
     }
     sweeper.stop();
-    let end_secs = end_secs.unwrap_or(items::SEED_EXPIRATION_TIME_SECS);
+    let end_secs = end_secs.unwrap_or_else(items::last_seed_expiration_secs);
     let closing = pipeline.close_periods_through(end_secs * 1000);
     datapoints.extend(closing.datapoints);
     transitions.extend(closing.transitions);
@@ -277,6 +278,7 @@ fn demo_config(options: &DemoOptions, data_dir: &Path, filter: &Path, alarm: &Pa
             starting_position: StartingPosition::TrimHorizon,
             region: ttlstream_engine::STREAM_ARN_REGION.to_string(),
             sweep_interval_millis: 0,
+            create: false,
         })),
         checkpoint: Some(CheckpointConfig {
             dir: options.work_dir.join("state"),

@@ -37,6 +37,23 @@ pub struct Flusher {
 }
 
 impl Flusher {
+    /// A flusher reading `snapshot` (installed as, or in, the process's
+    /// recorder) into `namespace`: EMF lines on stdout when `emf`,
+    /// PutMetricData through `cloudwatch` when given.
+    pub fn new(
+        snapshot: SnapshotRecorder,
+        namespace: impl Into<String>,
+        emf: bool,
+        cloudwatch: Option<aws_sdk_cloudwatch::Client>,
+    ) -> Self {
+        Self {
+            snapshot,
+            namespace: namespace.into(),
+            emf,
+            cloudwatch,
+        }
+    }
+
     /// Reads the snapshot and sends it: EMF lines to stdout, PutMetricData to
     /// CloudWatch. `now_millis` is the datapoints' timestamp (epoch ms).
     ///
@@ -79,12 +96,12 @@ pub async fn install(config: &MetricsConfig) -> Result<Option<Flusher>, Exporter
         } else {
             None
         };
-        flusher = Some(Flusher {
+        flusher = Some(Flusher::new(
             snapshot,
-            namespace: config.namespace.clone(),
-            emf: config.emf,
-            cloudwatch: client,
-        });
+            config.namespace.clone(),
+            config.emf,
+            client,
+        ));
     }
     if !recorders.is_empty() {
         metrics::set_global_recorder(Fanout(recorders))

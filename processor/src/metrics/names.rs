@@ -25,8 +25,14 @@ pub const RECORDS_MALFORMED: &str = "RecordsMalformed";
 /// trimmed (older than 24 hours) before they were read, so they are lost to this
 /// reader (Count).
 pub const TRIMMED_DATA_ACCESS: &str = "TrimmedDataAccessExceptions";
+/// How long the batch a sink is retrying has been failing (milliseconds, per
+/// `Sink`; 0 while the sink takes batches). Set at every retry of a
+/// long-lived sidecar ([`crate::delivery`]): the stall an outage causes.
+pub const SINK_STALLED_MILLISECONDS: &str = "SinkStalledMilliseconds";
 /// The `TableName` dimension.
 pub const TABLE_NAME: &str = "TableName";
+/// The `Sink` dimension: a sink's name from the config.
+pub const SINK: &str = "Sink";
 
 /// A CloudWatch `StandardUnit` for a metric name: `Milliseconds` for names
 /// ending in `Milliseconds`, else `Count`.
@@ -78,6 +84,11 @@ pub fn describe() {
         SWEEPER_LAG_MILLISECONDS,
         Unit::Milliseconds,
         "Age of the oldest expired item not yet deleted, per TableName"
+    );
+    describe_gauge!(
+        SINK_STALLED_MILLISECONDS,
+        Unit::Milliseconds,
+        "How long the batch a sink is retrying has been failing, per Sink (0: not failing)"
     );
     describe_gauge!(
         ITERATOR_AGE_MILLISECONDS,

@@ -114,6 +114,24 @@ impl TtlDeletionCounter {
         self.next_to_close = Some(start);
         closed
     }
+
+    /// Closes every open period through the one holding `now_millis` (epoch
+    /// ms), and any later one already holding counts: the last of them is
+    /// partial. For a run that ends (shutdown, end of input), whose open
+    /// period would otherwise never be published. A partial period is still a
+    /// datapoint: CloudWatch sums the datapoints of one period (statistic
+    /// `Sum`), so what a restart counts in the rest of the period adds to it.
+    pub fn close_open(&mut self, now_millis: i64) -> Vec<Datapoint> {
+        let newest_counted = self
+            .counts
+            .values()
+            .filter_map(|periods| periods.keys().next_back().copied())
+            .max();
+        let last = newest_counted.map_or(self.period_of(now_millis), |newest| {
+            newest.max(self.period_of(now_millis))
+        });
+        self.close_through(last.saturating_add(self.period_secs).saturating_mul(1000))
+    }
 }
 
 #[cfg(test)]
@@ -161,5 +179,42 @@ mod tests {
         let points = counter.close_through(180_000);
         assert_eq!(points[0].period_start_secs, 120);
         assert_eq!(points[0].value, 1.0);
+    }
+
+    #[test]
+    fn the_open_period_closes_partial_at_the_end_of_a_run() {
+        let mut counter = TtlDeletionCounter::new(60, ["A".to_string()]);
+        counter.start_at(0);
+        counter.observe(&deletion("A", 10, true));
+        counter.observe(&deletion("A", 70, true));
+        counter.observe(&deletion("A", 75, true));
+        assert_eq!(counter.close_through(90_000).len(), 1, "period 0 has ended");
+        let points = counter.close_open(90_000);
+        let values: Vec<(i64, f64)> = points
+            .iter()
+            .map(|p| (p.period_start_secs, p.value))
+            .collect();
+        assert_eq!(values, vec![(60, 2.0)], "the partial period 60..120");
+        assert!(counter.close_open(90_000).is_empty(), "published once");
+        // Records ahead of the clock close with it, quiet tables as zeros.
+        let mut counter = TtlDeletionCounter::new(60, ["A".to_string(), "B".to_string()]);
+        counter.start_at(0);
+        counter.observe(&deletion("A", 130, true));
+        let points = counter.close_open(10_000);
+        let values: Vec<(&str, i64, f64)> = points
+            .iter()
+            .map(|p| (p.table_name.as_str(), p.period_start_secs, p.value))
+            .collect();
+        assert_eq!(
+            values,
+            vec![
+                ("A", 0, 0.0),
+                ("B", 0, 0.0),
+                ("A", 60, 0.0),
+                ("B", 60, 0.0),
+                ("A", 120, 1.0),
+                ("B", 120, 0.0)
+            ]
+        );
     }
 }

@@ -2,51 +2,24 @@
 //! through its DynamoDB Streams API (ListStreams, DescribeStream, GetRecords),
 //! shard by shard, parent before child.
 
+mod config;
+
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde::Deserialize;
 use ttlstream_engine::{
     Engine, EventName, SequenceNumber, Shard, StreamPosition, Sweeper, SweeperOptions,
 };
 
+pub use self::config::EngineSourceConfig;
+use self::config::check_data_dir;
 use super::engine_encode::{EncodeJob, StoredBatch};
-use super::{BoxFuture, ReadFrom, Source, StartingPosition};
+use super::{BoxFuture, ReadFrom, Source};
 use crate::error::SourceError;
 use crate::record::{Record, RecordContext};
-
-/// `[source.engine]`: read a table's stream from an engine data directory.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct EngineSourceConfig {
-    /// The engine's data directory (relative paths: against the config file).
-    pub data_dir: PathBuf,
-    /// The table whose stream is read. It must exist and have a stream.
-    pub table: String,
-    /// Where to start when there is no checkpoint. Default `TRIM_HORIZON`.
-    #[serde(default)]
-    pub starting_position: StartingPosition,
-    /// `awsRegion` written into records. Default `ddblocal`
-    /// ([`ttlstream_engine::STREAM_ARN_REGION`], the region in the engine's
-    /// stream ARNs, as DynamoDB Local names it).
-    #[serde(default = "default_region")]
-    pub region: String,
-    /// Milliseconds between TTL sweeps of the engine this sidecar opens; 0 turns
-    /// the sweeper off (another process sweeps). Default 1000.
-    #[serde(default = "default_sweep_interval_millis")]
-    pub sweep_interval_millis: u64,
-}
-
-fn default_region() -> String {
-    ttlstream_engine::STREAM_ARN_REGION.to_string()
-}
-
-fn default_sweep_interval_millis() -> u64 {
-    1000
-}
 
 /// Reads one table's stream from an [`Engine`].
 pub struct EngineSource {
@@ -61,6 +34,8 @@ pub struct EngineSource {
 #[derive(Clone)]
 struct ShardReader {
     engine: Engine,
+    /// Where the engine lives, for error messages.
+    data_dir: PathBuf,
     table: String,
     /// `awsRegion` of the records.
     region: String,
@@ -96,18 +71,36 @@ type Batches = tokio::sync::mpsc::Sender<(ReadFrom, Arc<EncodeJob>)>;
 const READ_AHEAD_BATCHES: usize = 32;
 
 impl EngineSource {
-    /// Opens the engine at `config.data_dir` and starts its sweeper unless
-    /// `sweep_interval_millis` is 0.
+    /// Opens the engine at `config.data_dir`, checks that it holds the table,
+    /// and starts its sweeper unless `sweep_interval_millis` is 0.
     ///
     /// # Errors
-    /// [`SourceError::Open`] when the engine cannot be opened.
+    /// [`SourceError::DataDirMissing`] when the directory is missing or empty
+    /// (and `create` is off), [`SourceError::Open`] when the engine cannot be
+    /// opened, [`SourceError::TableNotFound`] (naming the directory and the
+    /// tables it holds) when the table is not there.
     pub fn open(config: &EngineSourceConfig) -> Result<Self, SourceError> {
+        if !config.create {
+            check_data_dir(&config.data_dir)?;
+        }
         let engine = Engine::open(&config.data_dir, Default::default()).map_err(|source| {
             SourceError::Open {
                 path: config.data_dir.clone(),
                 source: Box::new(source),
             }
         })?;
+        if engine.describe_table(&config.table).is_err() {
+            let tables = engine.list_tables().unwrap_or_default();
+            return Err(SourceError::TableNotFound {
+                table: config.table.clone(),
+                data_dir: config.data_dir.clone(),
+                tables: if tables.is_empty() {
+                    "none".to_string()
+                } else {
+                    tables.join(", ")
+                },
+            });
+        }
         let sweeper = (config.sweep_interval_millis > 0).then(|| {
             engine.start_sweeper(SweeperOptions {
                 interval: Duration::from_millis(config.sweep_interval_millis),
@@ -124,6 +117,7 @@ impl EngineSource {
     pub fn with_engine(engine: Engine, config: &EngineSourceConfig) -> Self {
         Self {
             reader: ShardReader {
+                data_dir: config.data_dir.clone(),
                 region: config.region.clone(),
                 table: config.table.clone(),
                 engine,
@@ -225,6 +219,7 @@ impl ShardReader {
     fn stream_error(&self, source: ttlstream_engine::StreamError) -> SourceError {
         SourceError::Stream {
             table: self.table.clone(),
+            data_dir: self.data_dir.clone(),
             source: Box::new(source),
         }
     }
@@ -461,10 +456,7 @@ impl Source for EngineSource {
                 .engine
                 .latest_sequence_number(&self.reader.table)
                 .map(|latest| latest.map(|s| s.to_string()))
-                .map_err(|source| SourceError::Stream {
-                    table: self.reader.table.clone(),
-                    source: Box::new(source),
-                })
+                .map_err(|source| self.reader.stream_error(source))
         })
     }
 

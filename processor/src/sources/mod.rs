@@ -33,6 +33,22 @@ pub struct SourceBatch {
     pub progress: Option<PartitionProgress>,
 }
 
+/// How much one read of a partitioned source may return. Its read is one
+/// batch ([`Source::read_checkpointed`]), so the pipeline passes the tightest
+/// batch limits of the sinks (and `[batch] max_records`) here, and the
+/// sinks' `max_records` and `max_bytes` hold as they do for other sources.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReadLimits {
+    /// Records. A source may pass it by the records of one indivisible unit
+    /// (a replay line holding a whole `{"Records":[...]}` event).
+    pub max_records: usize,
+    /// Bytes of the records' JSON, one newline each (the NDJSON a sink
+    /// writes), counted as for a sink batch; the read stops after the record
+    /// that reaches it. Sources that cannot tell (DynamoDB Streams, whose
+    /// GetRecords has its own 1 MB limit) ignore it.
+    pub max_bytes: usize,
+}
+
 /// A boxed future, as sources and sinks return them so they can be `dyn`.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
@@ -83,16 +99,16 @@ pub trait Source: Send {
     /// The `SequenceNumber` of the newest record now, for a `LATEST` start.
     fn latest(&mut self) -> BoxFuture<'_, Result<Option<String>, SourceError>>;
 
-    /// For partitioned sources: reads the next batch of at most `max_records`
-    /// from the positions in `checkpoint`; when `checkpoint.in_flight` names a
+    /// For partitioned sources: reads the next batch, within `limits`, from
+    /// the positions in `checkpoint`; when `checkpoint.in_flight` names a
     /// partition, reads exactly that batch again. `None` (the default): the
     /// source is not partitioned and the pipeline calls [`Source::read`].
     fn read_checkpointed<'a>(
         &'a mut self,
         checkpoint: &'a Checkpoint,
-        max_records: usize,
+        limits: ReadLimits,
     ) -> Option<BoxFuture<'a, Result<SourceBatch, SourceError>>> {
-        let _ = (checkpoint, max_records);
+        let _ = (checkpoint, limits);
         None
     }
 

@@ -100,10 +100,16 @@ fn run_with_a_typo_in_the_config_exits_2_naming_key_and_file() {
 
 #[test]
 fn run_against_a_missing_table_fails_with_the_table_name() {
-    let config = "[source.engine]\ndata_dir = \"data\"\ntable = \"Nope\"\nsweep_interval_millis = 0\n\n[checkpoint]\ndir = \"state\"\n";
+    // `create = true`: an empty engine, so the table is what is missing.
+    let config = "[source.engine]\ndata_dir = \"data\"\ntable = \"Nope\"\nsweep_interval_millis = 0\ncreate = true\n\n[checkpoint]\ndir = \"state\"\n";
     let (out, _) = ttlstream(&["run", "--config", "ttl.toml"], &[("ttl.toml", config)]);
-    assert_ne!(out.status.code(), Some(0));
-    assert!(stderr(&out).contains("Nope"), "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out)
+            .contains("table `Nope` not found in engine data directory data (tables there: none)"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]

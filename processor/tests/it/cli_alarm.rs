@@ -111,6 +111,19 @@ fn run_fails_when_the_prometheus_address_is_taken() {
     let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     let addr = taken.local_addr().expect("addr").to_string();
     let dir = tempfile::tempdir().expect("tempdir");
+    let engine = ttlstream_engine::Engine::open(dir.path().join("data"), Default::default())
+        .expect("engine");
+    engine
+        .create_table(
+            ttlstream_engine::TableDefinition::new(
+                "SessionData",
+                "UserName",
+                ttlstream_engine::ScalarAttributeType::S,
+            )
+            .with_stream(ttlstream_engine::StreamViewType::OldImage),
+        )
+        .expect("table");
+    engine.close().expect("close");
     let config = "[source.engine]\ndata_dir = \"data\"\ntable = \"SessionData\"\nsweep_interval_millis = 0\n\n[checkpoint]\ndir = \"state\"\n";
     std::fs::write(dir.path().join("t.toml"), config).expect("config");
     let out = Command::new(env!("CARGO_BIN_EXE_ttlstream"))

@@ -67,6 +67,7 @@ max_records = 4
 
 [retry]
 max_retries = 1
+max_elapsed_secs = 0
 min_delay_millis = 1
 max_delay_millis = 2
 

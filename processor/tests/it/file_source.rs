@@ -31,6 +31,7 @@ max_records = 2
 
 [retry]
 max_retries = 0
+max_elapsed_secs = 0
 
 [[routes]]
 name = "ttl"

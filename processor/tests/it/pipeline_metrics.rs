@@ -8,7 +8,7 @@ use crate::common;
 use std::path::Path;
 use std::sync::Arc;
 
-use ttlstream::demo::items::{SEED_CREATION_TIME_SECS, SESSION_TTL_SECS, seed_items};
+use ttlstream::demo::items::{SEED_CREATION_TIME_SECS, last_seed_expiration_secs, seed_items};
 use ttlstream::metrics::{MetricDatum, SnapshotRecorder};
 use ttlstream::{Config, Pipeline};
 use ttlstream_engine::{ManualClock, StreamViewType};
@@ -30,7 +30,7 @@ async fn step_records_reads_matches_deliveries_and_ttl_deletions() {
     let start_millis = SEED_CREATION_TIME_SECS * 1000;
     let clock = Arc::new(ManualClock::new(start_millis));
     let engine = common::seed_engine(dir.path(), clock.clone(), StreamViewType::OldImage);
-    clock.set_millis((SEED_CREATION_TIME_SECS + SESSION_TTL_SECS + 3600) * 1000);
+    clock.set_millis((last_seed_expiration_secs() + 3600) * 1000);
     let swept = engine.sweep_now().expect("sweep");
     assert_eq!(swept.deleted, 5);
     // Past the end of the deletions' metric period, so it closes.

@@ -6,7 +6,7 @@ use std::net::{SocketAddr, TcpListener};
 use ttlstream::metrics::names;
 use ttlstream::metrics::prometheus;
 
-fn free_loopback_port() -> SocketAddr {
+pub fn free_loopback_port() -> SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
     listener.local_addr().expect("addr")
 }
@@ -22,20 +22,7 @@ async fn metrics_endpoint_serves_counters_gauges_and_explicit_zeros() {
             .increment(0);
         metrics::gauge!(names::ITERATOR_AGE_MILLISECONDS).set(1500.0);
     });
-    let url = format!("http://{addr}/metrics");
-    let mut body = String::new();
-    // The listener task starts asynchronously: retry the connection a bounded
-    // number of times (no timing assertion).
-    for _ in 0..200 {
-        match reqwest::get(&url).await {
-            Ok(response) => {
-                assert!(response.status().is_success());
-                body = response.text().await.expect("body");
-                break;
-            }
-            Err(_) => tokio::task::yield_now().await,
-        }
-    }
+    let body = scrape(addr).await;
     assert!(body.contains("RecordsRead 42"), "{body}");
     assert!(body.contains("RecordsDeadLettered 0"), "{body}");
     assert!(
@@ -43,6 +30,28 @@ async fn metrics_endpoint_serves_counters_gauges_and_explicit_zeros() {
         "{body}"
     );
     assert!(body.contains("IteratorAgeMilliseconds 1500"), "{body}");
+}
+
+/// `GET http://<addr>/metrics`, polled until the exporter's listener task
+/// answers (it starts asynchronously), for at most 30 s.
+pub async fn scrape(addr: SocketAddr) -> String {
+    let url = format!("http://{addr}/metrics");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        match reqwest::get(&url).await {
+            Ok(response) => {
+                assert!(response.status().is_success());
+                return response.text().await.expect("body");
+            }
+            Err(error) => {
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "no answer from {url}: {error}"
+                );
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            }
+        }
+    }
 }
 
 #[test]

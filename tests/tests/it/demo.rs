@@ -1,10 +1,21 @@
 //! `ttlstream demo` end to end: the archive holds exactly the expired items, each
-//! once, with the OldImage that was written and the Lambda-cased `userIdentity`.
+//! once, with the Lambda-cased `userIdentity`; the guide's five items with the
+//! guide's own times, the generated ones with the OldImage that was written.
 
 use std::process::Command;
 
 use ttlstream::demo::{self, DemoOptions, items};
 use ttlstream_tests::{item_json, key_of, occurrences, read_archive};
+
+/// The DynamoDB Developer Guide's five `SessionData` items: `UserName`,
+/// `SessionId`, `CreationTime`, `ExpirationTime` (epoch seconds).
+const GUIDE_ITEMS: [(&str, &str, &str, &str); 5] = [
+    ("user1", "74686572652773", "1571820360", "1571827560"),
+    ("user2", "6e6f7468696e67", "1571820180", "1571827380"),
+    ("user3", "746f2073656520", "1571820923", "1571828123"),
+    ("user4", "68657265212121", "1571820683", "1571827883"),
+    ("user5", "6e6572642e2e2e", "1571820743", "1571831543"),
+];
 
 /// Enough sessions that the first, partial hour (08:46 to 09:00) holds more than
 /// the alarm's threshold of 100 deletions, so the alarm goes OK first.
@@ -24,7 +35,10 @@ async fn demo_archives_exactly_the_expired_items_once() {
     assert!(summary.is_complete(), "{summary}");
 
     let mut written: Vec<serde_dynamo::Item> = items::seed_items();
-    written.extend((0..ITEMS).map(|i| items::generated_item(i, ITEMS)));
+    let generated: Vec<serde_dynamo::Item> = (0..ITEMS)
+        .map(|i| items::generated_item(i, ITEMS))
+        .collect();
+    written.extend(generated.iter().cloned());
     let records = read_archive(&options.archive_dir.join("SessionData"));
     assert_eq!(records.len(), written.len(), "one archived record per item");
 
@@ -52,7 +66,20 @@ async fn demo_archives_exactly_the_expired_items_once() {
         .iter()
         .map(|r| (key_of(r, "UserName", "SessionId"), r))
         .collect();
-    for item in &written {
+    // The guide's items, each with its own times, as the DynamoDB Developer
+    // Guide's TTL example lists them ("Using time to live (TTL) in DynamoDB").
+    for (user, session, created, expires) in GUIDE_ITEMS {
+        let key = (user.to_string(), session.to_string());
+        let record = by_key
+            .get(&key)
+            .unwrap_or_else(|| panic!("{key:?} not archived"));
+        let old = &record["dynamodb"]["OldImage"];
+        assert_eq!(old["UserName"]["S"], user, "{key:?}");
+        assert_eq!(old["SessionId"]["S"], session, "{key:?}");
+        assert_eq!(old["CreationTime"]["N"], created, "{key:?}");
+        assert_eq!(old["ExpirationTime"]["N"], expires, "{key:?}");
+    }
+    for item in &generated {
         let json = item_json(item);
         let key = (
             json["UserName"]["S"]
@@ -101,6 +128,15 @@ fn demo_command_prints_summary_and_exits_zero() {
     );
     assert!(
         stdout.contains("complete: every TTL deletion archived once"),
+        "{stdout}"
+    );
+    // The summary shows the clock, the deletions, the metric and the alarm.
+    assert!(
+        stdout.contains("clock: 2019-10-23T08:46:00Z -> "),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("TTL deletions         55 items"),
         "{stdout}"
     );
     assert!(stdout.contains("TimeToLiveDeletedItemCount"), "{stdout}");

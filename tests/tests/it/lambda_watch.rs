@@ -16,7 +16,7 @@
 //! too, but its build environment differs from the test build's, so every test
 //! run rebuilt the SDK's native dependencies (about 4 minutes here).
 
-use std::net::{Ipv4Addr, SocketAddr, TcpStream};
+use std::net::{Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use ttlstream::sinks::encoding::Compression;
 use ttlstream_tests::s3::{S3Server, objects};
-use ttlstream_tests::server::{free_port, tool};
+use ttlstream_tests::server::{accepts, free_port, tool, wait_ready};
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -66,16 +66,20 @@ impl Watch {
             port,
             log,
         };
+        // Ready when it has logged that its server starts (it binds right
+        // after) and the port then accepts a connection that is not a
+        // self-connect. Its routes answer only invocations and the runtime
+        // API (other paths are never answered), so no request is sent.
         let address = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while TcpStream::connect_timeout(&address, Duration::from_millis(200)).is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "cargo lambda watch did not listen:\n{}",
-                this.log_text()
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        let log = this.log.clone();
+        let log_text = || std::fs::read_to_string(&log).unwrap_or_default();
+        wait_ready(
+            "cargo lambda watch",
+            Duration::from_secs(120),
+            || log_text().contains("starting Runtime server") && accepts(address).is_some(),
+            || this.watch.try_wait().ok().flatten().map(|s| s.to_string()),
+            log_text,
+        );
         let function = Command::new(env!("CARGO_BIN_EXE_ttlstream-lambda-e2e"))
             .env(
                 "AWS_LAMBDA_RUNTIME_API",

@@ -1,7 +1,10 @@
 //! `ttlstream run` archiving TTL deletions to S3 (s3s-fs on 127.0.0.1) while the
-//! server is stopped for 30 seconds: the sidecar waits (the SDK's retries), the
-//! records reach the archive once the server is back, each exactly once, and
-//! at no moment does the checkpoint pass a TTL deletion that is not archived.
+//! server is stopped for 30 seconds, with the default retry settings (the
+//! SDK's 3 attempts inside each of the sidecar's own capped, jittered
+//! retries): the sidecar never exits, its sweeper goes on deleting items
+//! that expire during the outage, the records reach the archive once the
+//! server is back, each exactly once, and at no moment does the checkpoint
+//! pass a TTL deletion that is not archived.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -10,11 +13,14 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use ttlstream_tests::s3::{S3Server, objects};
-use ttlstream_tests::ttl_table::{TABLE, prepare, ttl_deletion_sequences};
+use ttlstream_tests::ttl_table::{TABLE, prepare, put_expiring, ttl_deletion_sequences};
 use ttlstream_tests::{key_of, occurrences, wait_until};
 
 const EXPIRED: usize = 1_200;
 const ALIVE: usize = 100;
+/// Items that expire while the test runs, two a second from 10 s after the
+/// start: the outage (which starts a few seconds in) covers some of them.
+const EXPIRING: usize = 60;
 
 /// Records of every archived object, read from s3s-fs's directory (valid
 /// while the server is down too). Lines of an object still being written are
@@ -37,6 +43,13 @@ fn archived_on_disk(bucket_dir: &Path) -> Vec<Value> {
         }
     }
     out
+}
+
+fn epoch_secs() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_secs() as i64
 }
 
 fn sequences(records: &[Value]) -> BTreeSet<String> {
@@ -88,11 +101,6 @@ force_path_style = true
 [sinks.archive.s3.batch]
 max_records = 40
 max_age_millis = 100
-
-[sinks.archive.s3.retry]          # outlasts a 30 s outage (about 1 s per attempt)
-max_attempts = 200
-initial_backoff_millis = 500
-max_backoff_millis = 2000
 "#
         ),
     )
@@ -109,8 +117,10 @@ fn s3_down_for_30_seconds_loses_nothing_and_the_checkpoint_never_passes_an_unarc
     };
     runtime.block_on(server.create_bucket("archive"));
     let bucket_dir = server.root.join("archive");
-    let (engine, expired, _) = prepare(&dir.path().join("data"), EXPIRED, ALIVE);
+    let (engine, mut expired, now_secs) = prepare(&dir.path().join("data"), EXPIRED, ALIVE);
+    expired.extend(put_expiring(&engine, now_secs + 10, EXPIRING, 500));
     drop(engine);
+    let total = EXPIRED + EXPIRING;
     let config = write_config(dir.path(), &server.endpoint());
     let state = dir.path().join("state");
 
@@ -137,21 +147,23 @@ fn s3_down_for_30_seconds_loses_nothing_and_the_checkpoint_never_passes_an_unarc
     assert!(started, "the sidecar archived nothing before the outage");
 
     server.process.stop();
+    let outage_began_secs = epoch_secs();
     let archived_at_stop = sequences(&archived_on_disk(&bucket_dir)).len();
     let outage = Instant::now();
     while outage.elapsed() < Duration::from_secs(30) {
         sample(&mut samples);
+        assert!(
+            child.try_wait().expect("poll sidecar").is_none(),
+            "the sidecar must wait out the outage, not exit"
+        );
         std::thread::sleep(Duration::from_millis(250));
     }
-    assert!(
-        child.try_wait().expect("poll sidecar").is_none(),
-        "the sidecar must wait out the outage, not exit"
-    );
+    let outage_ended_secs = epoch_secs();
     server.process.restart();
 
     let finished = wait_until(Duration::from_secs(120), || {
         sample(&mut samples);
-        sequences(&archived_on_disk(&bucket_dir)).len() >= EXPIRED
+        sequences(&archived_on_disk(&bucket_dir)).len() >= total
     });
     let status = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
@@ -161,11 +173,11 @@ fn s3_down_for_30_seconds_loses_nothing_and_the_checkpoint_never_passes_an_unarc
     let exit = child.wait().expect("reap");
     assert!(
         finished,
-        "the archive never reached {EXPIRED} records after the outage"
+        "the archive never reached {total} records after the outage"
     );
     assert!(exit.success(), "sidecar exit on SIGTERM: {exit:?}");
     assert!(
-        archived_at_stop < EXPIRED,
+        archived_at_stop < total,
         "the outage must land mid-run ({archived_at_stop} archived when it began)"
     );
 
@@ -193,12 +205,23 @@ fn s3_down_for_30_seconds_loses_nothing_and_the_checkpoint_never_passes_an_unarc
     assert_eq!(keys.into_iter().collect::<BTreeSet<_>>(), expired);
     assert!(records.iter().all(|r| r["eventName"] == "REMOVE"
         && r["userIdentity"]["principalId"] == "dynamodb.amazonaws.com"));
+    // The sweeper did not stop with the stalled sink: items were deleted
+    // (and their REMOVE records written) while S3 was down.
+    let deleted_during_outage = records
+        .iter()
+        .filter_map(|r| r["dynamodb"]["ApproximateCreationDateTime"].as_i64())
+        .filter(|at| *at > outage_began_secs && *at < outage_ended_secs)
+        .count();
+    assert!(
+        deleted_during_outage > 0,
+        "no TTL deletion between {outage_began_secs} and {outage_ended_secs} (the outage)"
+    );
 
     // The checkpoint never passed a TTL deletion that was not yet archived.
     let engine = ttlstream_engine::Engine::open(dir.path().join("data"), Default::default())
         .expect("reopen engine");
     let ttl = ttl_deletion_sequences(&engine);
-    assert_eq!(ttl.len(), EXPIRED);
+    assert_eq!(ttl.len(), total);
     assert!(samples.len() > 100, "{} samples", samples.len());
     for (checkpoint, archived) in &samples {
         let passed_unarchived: Vec<&String> = ttl

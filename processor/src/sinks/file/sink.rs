@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use super::config::FileSinkConfig;
 use super::request::object_name;
-use crate::durable_file::write_atomically;
+use crate::durable_file::{remove_temporary_files, write_atomically};
 use crate::error::SinkError;
 use crate::sinks::encoding::{Compression, ndjson};
 use crate::sinks::{Sink, SinkBatch};
@@ -21,12 +21,44 @@ pub struct FileSink {
 }
 
 impl FileSink {
-    /// A sink named `name` writing under `config.path`.
+    /// A sink named `name` writing under `config.path`. Temporary files that
+    /// writes of a stopped process left there (`<table>/.<file>.tmp`) are
+    /// removed first; a directory that cannot be read is left to the first
+    /// write to report.
     pub fn new(name: &str, config: &FileSinkConfig) -> Self {
-        Self {
+        let sink = Self {
             name: name.to_string(),
             root: config.path.clone(),
             compression: config.compression,
+        };
+        sink.remove_temporary_files();
+        sink
+    }
+
+    fn remove_temporary_files(&self) {
+        let Ok(tables) = std::fs::read_dir(&self.root) else {
+            return;
+        };
+        for table in tables.flatten() {
+            if !table.file_type().is_ok_and(|t| t.is_dir()) {
+                continue;
+            }
+            let dir = table.path();
+            match remove_temporary_files(&dir) {
+                Ok(0) => {}
+                Ok(removed) => tracing::info!(
+                    sink = %self.name,
+                    dir = %dir.display(),
+                    removed,
+                    "removed temporary files of interrupted writes"
+                ),
+                Err(error) => tracing::warn!(
+                    sink = %self.name,
+                    dir = %dir.display(),
+                    %error,
+                    "cannot remove temporary files of interrupted writes"
+                ),
+            }
         }
     }
 
@@ -146,5 +178,36 @@ mod tests {
         let err = sink.write(&batch).await.expect_err("not a directory");
         assert!(err.is_retryable());
         assert!(err.to_string().contains("archive"), "{err}");
+    }
+
+    #[tokio::test]
+    async fn temporary_files_are_removed_on_start_and_after_a_failed_write() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let table_dir = dir.path().join("SessionData");
+        std::fs::create_dir_all(&table_dir).expect("dir");
+        let leftover = table_dir.join(".000001-000009.ndjson.tmp");
+        std::fs::write(&leftover, b"half a batch").expect("write");
+        let sink = FileSink::new("archive", &FileSinkConfig::new(dir.path()));
+        assert!(!leftover.exists(), "removed when the sink starts");
+
+        // The batch's file name is taken by a directory: the rename fails.
+        let blocked = table_dir.join("000010-000011.ndjson");
+        std::fs::create_dir(&blocked).expect("dir");
+        std::fs::write(blocked.join("x"), b"x").expect("write");
+        let a = record("000010", "{}");
+        let batch = SinkBatch {
+            table_name: "SessionData",
+            first_sequence_number: "000010",
+            last_sequence_number: "000011",
+            records: vec![&a],
+        };
+        sink.write(&batch)
+            .await
+            .expect_err("rename over a directory");
+        let names: Vec<_> = std::fs::read_dir(&table_dir)
+            .expect("dir")
+            .map(|e| e.expect("entry").file_name().into_string().expect("utf8"))
+            .collect();
+        assert_eq!(names, ["000010-000011.ndjson"], "no temporary file left");
     }
 }

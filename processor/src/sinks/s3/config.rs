@@ -93,8 +93,10 @@ pub enum ServerSideEncryption {
     AwsKms,
 }
 
-/// `[sinks.<name>.s3.retry]`: the AWS SDK's standard retry mode. AWS calls are
-/// retried by the SDK only; `[retry]` (backon) does not retry them again.
+/// `[sinks.<name>.s3.retry]`: the AWS SDK's standard retry mode, the attempts
+/// of one try of a batch. A long-lived sidecar tries a batch again after the
+/// SDK gave up, until `[retry] max_elapsed_secs` ([`crate::delivery`]); the
+/// Lambda does not.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SdkRetryConfig {

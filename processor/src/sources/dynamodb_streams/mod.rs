@@ -44,7 +44,7 @@ pub use config::DynamodbStreamsConfig;
 pub use convert::from_api_record;
 pub use shards::{ShardInfo, compare_sequence_numbers, readable};
 
-use super::{BoxFuture, ReadFrom, Source, SourceBatch};
+use super::{BoxFuture, ReadFrom, ReadLimits, Source, SourceBatch};
 use crate::checkpoint::{Checkpoint, PartitionProgress};
 use crate::error::SourceError;
 use crate::record::Record;
@@ -271,9 +271,10 @@ impl Source for DynamodbStreamsSource {
     fn read_checkpointed<'a>(
         &'a mut self,
         checkpoint: &'a Checkpoint,
-        max_records: usize,
+        limits: ReadLimits,
     ) -> Option<BoxFuture<'a, Result<SourceBatch, SourceError>>> {
-        Some(Box::pin(self.read_batch(checkpoint, max_records)))
+        // GetRecords' Limit is a record count; its own 1 MB bounds the bytes.
+        Some(Box::pin(self.read_batch(checkpoint, limits.max_records)))
     }
 }
 

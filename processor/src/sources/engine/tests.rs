@@ -1,4 +1,6 @@
+use super::config::default_region;
 use super::*;
+use crate::sources::StartingPosition;
 use serde_dynamo::{AttributeValue, Item};
 use ttlstream_engine::{ScalarAttributeType, StreamViewType, TableDefinition};
 
@@ -36,6 +38,7 @@ fn source(dir: &std::path::Path) -> (Engine, EngineSource) {
         starting_position: StartingPosition::TrimHorizon,
         region: default_region(),
         sweep_interval_millis: 0,
+        create: false,
     };
     (engine.clone(), EngineSource::with_engine(engine, &config))
 }

@@ -10,6 +10,7 @@ use super::OnMalformed;
 use crate::error::SourceError;
 use crate::metrics::names;
 use crate::record::Record;
+use crate::sources::ReadLimits;
 use crate::sources::event_record::parse_record;
 
 /// A position in a replay file: lines and bytes consumed from its start.
@@ -46,8 +47,9 @@ enum Input {
 /// Where a read stops.
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Until {
-    /// After the line that brings the batch to this many records, or at the end.
-    Records(usize),
+    /// After the line that brings the batch to `max_records` records or
+    /// `max_bytes` bytes of NDJSON, or at the end.
+    Limits(ReadLimits),
     /// At this byte offset exactly (the replay of an in-flight batch).
     Byte(u64),
 }
@@ -57,6 +59,9 @@ pub(super) struct LineReader {
     path: PathBuf,
     input: Input,
     offset: Offset,
+    /// A line read but left for the next read (its records would have
+    /// passed a limit); `offset` is still at its start.
+    pending: Option<Vec<u8>>,
     table: Option<String>,
     on_malformed: OnMalformed,
     /// The end of the input was reached.
@@ -84,6 +89,7 @@ impl LineReader {
             path: path.to_path_buf(),
             input,
             offset: Offset::default(),
+            pending: None,
             table,
             on_malformed,
             eof: false,
@@ -119,6 +125,7 @@ impl LineReader {
         if let Err(source) = file.seek(SeekFrom::Start(to.byte)) {
             return Err(self.io("seek", source));
         }
+        self.pending = None;
         self.offset = to;
         self.eof = false;
         Ok(())
@@ -132,24 +139,36 @@ impl LineReader {
         }
     }
 
-    /// Reads whole lines until `until`; returns the records they hold.
+    /// Reads whole lines until `until`; returns the records they hold. Under
+    /// [`Until::Limits`], a line whose records would pass a limit is left for
+    /// the next read, unless it is the first (a line larger than a limit is
+    /// a batch of its own), as the batcher closes batches.
     ///
     /// # Errors
     /// [`SourceError::Read`] for I/O, [`SourceError::Malformed`] for a line that
     /// is not a record when `on_malformed` is `fail`.
     pub(super) fn read(&mut self, until: Until) -> Result<Vec<Record>, SourceError> {
-        let mut records = Vec::new();
+        let mut records: Vec<Record> = Vec::new();
+        let mut bytes = 0;
         let mut line = Vec::new();
         loop {
             match until {
-                Until::Records(max) if records.len() >= max => break,
+                Until::Limits(limits)
+                    if records.len() >= limits.max_records || bytes >= limits.max_bytes =>
+                {
+                    break;
+                }
                 Until::Byte(end) if self.offset.byte >= end => break,
                 _ => {}
             }
             line.clear();
-            let read = match &mut self.input {
-                Input::File(r) => r.read_until(b'\n', &mut line),
-                Input::Stdin(r) => r.read_until(b'\n', &mut line),
+            let read = match (self.pending.take(), &mut self.input) {
+                (Some(pending), _) => {
+                    line = pending;
+                    Ok(line.len())
+                }
+                (None, Input::File(r)) => r.read_until(b'\n', &mut line),
+                (None, Input::Stdin(r)) => r.read_until(b'\n', &mut line),
             }
             .map_err(|source| self.io("read", source))?;
             if read == 0 {
@@ -158,7 +177,19 @@ impl LineReader {
             }
             let number = self.offset.line + 1;
             match self.parse_line(&line) {
-                Ok(mut parsed) => records.append(&mut parsed),
+                Ok(mut parsed) => {
+                    let size = parsed.iter().map(|r| r.json.len() + 1).sum::<usize>();
+                    if let Until::Limits(limits) = until
+                        && !records.is_empty()
+                        && (records.len() + parsed.len() > limits.max_records
+                            || bytes + size > limits.max_bytes)
+                    {
+                        self.pending = Some(std::mem::take(&mut line));
+                        break;
+                    }
+                    bytes += size;
+                    records.append(&mut parsed);
+                }
                 Err(message) => {
                     let error = SourceError::Malformed {
                         path: self.path.clone(),

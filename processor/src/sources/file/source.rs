@@ -11,7 +11,7 @@ use super::reader::{LineReader, Offset, Until};
 use crate::checkpoint::{Checkpoint, PartitionProgress};
 use crate::error::SourceError;
 use crate::record::Record;
-use crate::sources::{BoxFuture, ReadFrom, Source, SourceBatch};
+use crate::sources::{BoxFuture, ReadFrom, ReadLimits, Source, SourceBatch};
 
 /// A replay's clock: the newest `ApproximateCreationDateTime` read so far (the
 /// system clock before the first record), so metric periods close by the
@@ -43,6 +43,8 @@ pub struct FileSource {
     clock: Arc<ReplayClock>,
     config: FileSourceConfig,
     id: String,
+    /// The file's canonical path (`-` for stdin): its checkpoint key, the
+    /// same however the config and the path in it are spelled.
     partition: String,
     /// `None` while a read runs on the blocking pool.
     reader: Option<LineReader>,
@@ -56,6 +58,11 @@ impl FileSource {
     /// [`SourceError::Read`] when the file cannot be opened.
     pub fn open(config: &FileSourceConfig) -> Result<Self, SourceError> {
         let reader = LineReader::open(&config.path, config.table.clone(), config.on_malformed)?;
+        let partition = if config.is_stdin() {
+            "-".to_string()
+        } else {
+            canonical(&config.path)
+        };
         let id = if config.is_stdin() {
             "stdin".to_string()
         } else {
@@ -66,7 +73,7 @@ impl FileSource {
             format!("file-{name}")
         };
         Ok(Self {
-            partition: config.path.display().to_string(),
+            partition,
             config: config.clone(),
             id,
             reader: Some(reader),
@@ -88,33 +95,45 @@ impl FileSource {
     fn plan(
         &self,
         checkpoint: &Checkpoint,
-        max_records: usize,
+        limits: ReadLimits,
     ) -> Result<(Option<Offset>, Until), SourceError> {
         if self.config.is_stdin() {
-            return Ok((None, Until::Records(max_records)));
+            return Ok((None, Until::Limits(limits)));
         }
         if let Some(progress) = checkpoint
             .in_flight
             .as_ref()
             .and_then(|f| f.partition.as_ref())
-            .filter(|p| p.partition == self.partition)
+            .filter(|p| self.is_this_file(&p.partition))
         {
             let end = self.position(&progress.end)?;
             return Ok((Some(self.position(&progress.start)?), Until::Byte(end.byte)));
         }
-        let start = match checkpoint.partitions.get(&self.partition) {
-            Some(committed) => self.position(&committed.position)?,
-            None => Offset::default(),
-        };
-        Ok((Some(start), Until::Records(max_records)))
+        // This file's position; a checkpoint written before keys were
+        // canonical may name it under other spellings: the furthest counts.
+        let mut start = Offset::default();
+        for (key, committed) in &checkpoint.partitions {
+            if self.is_this_file(key) {
+                let position = self.position(&committed.position)?;
+                if position.byte > start.byte {
+                    start = position;
+                }
+            }
+        }
+        Ok((Some(start), Until::Limits(limits)))
+    }
+
+    /// Whether a checkpoint's partition key names this file.
+    fn is_this_file(&self, key: &str) -> bool {
+        key == self.partition || canonical(std::path::Path::new(key)) == self.partition
     }
 
     async fn read_batch(
         &mut self,
         checkpoint: &Checkpoint,
-        max_records: usize,
+        limits: ReadLimits,
     ) -> Result<SourceBatch, SourceError> {
-        let (start, until) = self.plan(checkpoint, max_records)?;
+        let (start, until) = self.plan(checkpoint, limits)?;
         let Some(mut reader) = self.reader.take() else {
             return Err(SourceError::Read {
                 path: self.config.path.clone(),
@@ -180,7 +199,11 @@ impl Source for FileSource {
                     },
                 );
             }
-            Ok(self.read_batch(&checkpoint, max_records).await?.records)
+            let limits = ReadLimits {
+                max_records,
+                max_bytes: usize::MAX,
+            };
+            Ok(self.read_batch(&checkpoint, limits).await?.records)
         })
     }
 
@@ -192,9 +215,9 @@ impl Source for FileSource {
     fn read_checkpointed<'a>(
         &'a mut self,
         checkpoint: &'a Checkpoint,
-        max_records: usize,
+        limits: ReadLimits,
     ) -> Option<BoxFuture<'a, Result<SourceBatch, SourceError>>> {
-        Some(Box::pin(self.read_batch(checkpoint, max_records)))
+        Some(Box::pin(self.read_batch(checkpoint, limits)))
     }
 
     fn exhausted(&self) -> bool {
@@ -204,4 +227,14 @@ impl Source for FileSource {
     fn clock(&self) -> Arc<dyn Clock> {
         self.clock.clone()
     }
+}
+
+/// `path` made absolute with every `.`, `..` and symbolic link resolved, so
+/// `cfg.toml`'s `replay.ndjson`, `./replay.ndjson` and `/srv/replay.ndjson`
+/// are one checkpoint key; as given when it cannot be resolved.
+fn canonical(path: &std::path::Path) -> String {
+    std::fs::canonicalize(path)
+        .unwrap_or_else(|_| path.to_path_buf())
+        .display()
+        .to_string()
 }

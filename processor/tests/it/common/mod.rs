@@ -101,3 +101,86 @@ pub fn seed_engine(
         .expect("items");
     engine
 }
+
+/// The filter that selects TTL deletions, as shipped.
+pub const TTL_FILTER: &str = include_str!("../../../../deploy/filters/ttl-system-deletes.json");
+
+/// `count` TTL deletions of `SessionData` as NDJSON lines in the Lambda
+/// event's shape, `SequenceNumber`s 100000000000000000001 up, one second
+/// apart from 2019-10-23 11:06 UTC (all in one hour).
+pub fn ttl_replay(count: usize) -> String {
+    let mut text = String::new();
+    for i in 1..=count {
+        let record = serde_json::json!({
+            "eventID": format!("t{i}"),
+            "eventName": "REMOVE",
+            "eventVersion": "1.1",
+            "eventSource": "aws:dynamodb",
+            "awsRegion": "us-east-1",
+            "dynamodb": {
+                "ApproximateCreationDateTime": 1_571_828_000 + i,
+                "Keys": {"UserName": {"S": format!("user{i}")}},
+                "SequenceNumber": format!("{}", 100_000_000_000_000_000_000_u128 + i as u128),
+                "SizeBytes": 40,
+                "StreamViewType": "OLD_IMAGE"
+            },
+            "userIdentity": {"type": "Service", "principalId": "dynamodb.amazonaws.com"},
+            "eventSourceARN": "arn:aws:dynamodb:us-east-1:123456789012:table/SessionData/stream/2019-10-23T08:46:00.000"
+        });
+        text.push_str(&record.to_string());
+        text.push('\n');
+    }
+    text
+}
+
+/// Polls `condition` every 20 ms until it holds or `timeout` passes; returns
+/// whether it held. For waiting on another process's progress.
+pub fn wait_until(timeout: std::time::Duration, mut condition: impl FnMut() -> bool) -> bool {
+    let deadline = std::time::Instant::now() + timeout;
+    while std::time::Instant::now() < deadline {
+        if condition() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    condition()
+}
+
+/// Sends SIGTERM to `child` and waits (at most `timeout`) for it to exit;
+/// its stdout and stderr (if piped).
+///
+/// # Panics
+/// When the signal cannot be sent or the process does not exit in time.
+pub fn terminate(
+    mut child: std::process::Child,
+    timeout: std::time::Duration,
+) -> std::process::Output {
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("send SIGTERM");
+    assert!(status.success(), "kill -TERM");
+    let exited = wait_until(timeout, || child.try_wait().ok().flatten().is_some());
+    if !exited {
+        let _ = child.kill();
+    }
+    let output = child.wait_with_output().expect("reap");
+    assert!(exited, "no exit within {timeout:?} of SIGTERM: {output:?}");
+    output
+}
+
+/// `GET <path>` on `addr` with plain std I/O (HTTP/1.0, no keep-alive): the
+/// response body, or `None` when the server does not answer.
+pub fn http_get(addr: std::net::SocketAddr, path: &str) -> Option<String> {
+    use std::io::{Read, Write};
+    let mut stream =
+        std::net::TcpStream::connect_timeout(&addr, std::time::Duration::from_secs(1)).ok()?;
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(5)))
+        .ok()?;
+    write!(stream, "GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").ok()?;
+    let mut response = String::new();
+    stream.read_to_string(&mut response).ok()?;
+    let (head, body) = response.split_once("\r\n\r\n")?;
+    head.starts_with("HTTP/1.").then(|| body.to_string())
+}

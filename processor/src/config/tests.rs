@@ -1,0 +1,196 @@
+//! Tests of config parsing and validation.
+
+use super::*;
+
+const MINIMAL: &str = r#"
+[source.engine]
+data_dir = "data"
+table = "SessionData"
+
+[checkpoint]
+dir = "state"
+
+[[routes]]
+name = "ttl"
+filter = "f.json"
+sinks = ["archive"]
+
+[sinks.archive.file]
+path = "archive"
+"#;
+
+#[test]
+fn minimal_config_parses_with_defaults() {
+    let config = Config::parse(MINIMAL, Path::new("c.toml")).expect("valid");
+    assert_eq!(config.metrics.period_secs, 60);
+    assert_eq!(config.batch.max_records, 1000);
+    assert_eq!(config.routes[0].sinks, vec!["archive".to_string()]);
+}
+
+#[test]
+fn unknown_key_names_key_and_file() {
+    let text = MINIMAL.replace("[checkpoint]", "[checkpoint]\ndirr = \"x\"");
+    let err = Config::parse(&text, Path::new("conf/ttl.toml")).expect_err("typo");
+    let message = err.to_string();
+    assert!(message.contains("conf/ttl.toml"), "{message}");
+    assert!(message.contains("dirr"), "{message}");
+}
+
+#[test]
+fn unknown_sink_kind_is_an_error() {
+    let text = MINIMAL.replace("[sinks.archive.file]", "[sinks.archive.ftp]");
+    let err = Config::parse(&text, Path::new("c.toml")).expect_err("unknown variant");
+    assert!(err.to_string().contains("ftp"), "{err}");
+}
+
+#[test]
+fn s3_sink_mistakes_name_the_sink_and_field() {
+    let s3 = |body: &str| {
+        let text = MINIMAL.replace(
+            "[sinks.archive.file]\npath = \"archive\"",
+            &format!("[sinks.archive.s3]\n{body}"),
+        );
+        Config::parse(&text, Path::new("c.toml"))
+    };
+    let ok = s3("bucket = \"b\"\ncompression = \"zstd\"").expect("valid");
+    assert!(
+        matches!(&ok.sinks["archive"], SinkConfig::S3(c) if c.template().as_str().ends_with(".ndjson.zst"))
+    );
+    let err = s3("bucket = \"s3://b/\"").expect_err("bucket with scheme");
+    assert!(err.to_string().contains("sinks.archive.s3.bucket"), "{err}");
+    let err =
+        s3("bucket = \"b\"\nkey_template = \"x/{date}.ndjson\"").expect_err("batches overwrite");
+    assert!(err.to_string().contains("{first_sequence}"), "{err}");
+    let err = s3("bucket = \"b\"\nkey_template = \"x/{dat}\"").expect_err("unknown placeholder");
+    assert!(err.to_string().contains("{dat}"), "{err}");
+    let err = s3("bucket = \"b\"\nssekms_key_id = \"k\"").expect_err("kms id without kms");
+    assert!(err.to_string().contains("aws:kms"), "{err}");
+}
+
+#[test]
+fn dead_letter_sink_must_exist_and_not_be_routed() {
+    let text = format!("{MINIMAL}\n[dead_letter]\nsink = \"archive\"\n");
+    let err = Config::parse(&text, Path::new("c.toml")).expect_err("routed");
+    assert!(err.to_string().contains("dead_letter.sink"), "{err}");
+    let text = format!("{MINIMAL}\n[dead_letter]\nsink = \"nowhere\"\n");
+    let err = Config::parse(&text, Path::new("c.toml")).expect_err("missing");
+    assert!(err.to_string().contains("no sink named `nowhere`"), "{err}");
+    let text = format!(
+        "{MINIMAL}\n[sinks.failed.file]\npath = \"dlq\"\n\n[dead_letter]\nsink = \"failed\"\n"
+    );
+    Config::parse(&text, Path::new("c.toml")).expect("valid dead letter");
+}
+
+#[test]
+fn route_to_missing_sink_is_an_error() {
+    let text = MINIMAL.replace("sinks = [\"archive\"]", "sinks = [\"archiv\"]");
+    let err = Config::parse(&text, Path::new("c.toml")).expect_err("missing sink");
+    assert!(err.to_string().contains("no sink named `archiv`"), "{err}");
+}
+
+#[test]
+fn sidecar_needs_a_source_and_the_lambda_does_not() {
+    let without = MINIMAL.replace(
+        "[source.engine]\ndata_dir = \"data\"\ntable = \"SessionData\"\n",
+        "",
+    );
+    let err = Config::parse(&without, Path::new("c.toml")).expect_err("no source");
+    assert!(err.to_string().contains("source: missing"), "{err}");
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("f.json"), "{}").expect("filter");
+    let path = dir.path().join("lambda.toml");
+    std::fs::write(
+        &path,
+        without.replace("[checkpoint]\ndir = \"state\"\n", ""),
+    )
+    .expect("write");
+    let config = Config::load_lambda(&path).expect("lambda config");
+    assert!(config.source.is_none() && config.checkpoint.is_none());
+    std::fs::write(&path, MINIMAL).expect("write");
+    let config = Config::load_lambda(&path).expect("a sidecar file serves too");
+    assert!(config.source.is_none(), "the Lambda ignores [source]");
+}
+
+#[test]
+fn file_and_dynamodb_streams_sources_parse() {
+    let file = MINIMAL.replace(
+        "[source.engine]\ndata_dir = \"data\"\ntable = \"SessionData\"",
+        "[source.file]\npath = \"replay.ndjson\"\non_malformed = \"skip\"",
+    );
+    let config = Config::parse(&file, Path::new("c.toml")).expect("file source");
+    assert!(matches!(config.source, Some(SourceConfig::File(_))));
+    let streams = MINIMAL.replace(
+        "[source.engine]\ndata_dir = \"data\"\ntable = \"SessionData\"",
+        "[source.dynamodb_streams]\ntable = \"SessionData\"\nendpoint_url = \"http://127.0.0.1:8000\"",
+    );
+    let config = Config::parse(&streams, Path::new("c.toml")).expect("streams source");
+    assert!(matches!(
+        config.source,
+        Some(SourceConfig::DynamodbStreams(_))
+    ));
+    let typo = streams.replace("endpoint_url", "endpoint");
+    let err = Config::parse(&typo, Path::new("c.toml")).expect_err("typo");
+    assert!(err.to_string().contains("endpoint"), "{err}");
+}
+
+#[test]
+fn shipped_example_config_loads_and_its_files_exist() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy/config/ttlstream.toml");
+    let config = Config::load(&path).expect("deploy/config/ttlstream.toml is valid");
+    let filter = config.routes[0].filter.as_ref().expect("filter");
+    assert!(filter.exists(), "{}", filter.display());
+    assert!(config.alarms[0].file.exists());
+}
+
+#[test]
+fn relative_paths_resolve_against_the_config_directory() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("f.json"), "{}").expect("filter");
+    let path = dir.path().join("ttl.toml");
+    std::fs::write(&path, MINIMAL).expect("write");
+    let config = Config::load(&path).expect("load");
+    let checkpoint = config.checkpoint.expect("checkpoint");
+    assert_eq!(checkpoint.dir, dir.path().join("state"));
+    assert_eq!(config.routes[0].filter, Some(dir.path().join("f.json")));
+}
+
+#[test]
+fn a_missing_file_is_named_with_the_key_and_line_that_refer_to_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("ttl.toml");
+    // MINIMAL's `filter = "f.json"` is on line 11.
+    std::fs::write(&path, MINIMAL).expect("write");
+    let err = Config::load(&path).expect_err("f.json is missing");
+    let message = err.to_string();
+    assert!(matches!(err, ConfigError::Invalid { .. }), "{message}");
+    assert!(
+        message.starts_with(&format!(
+            "{}: line 11: routes[0] (ttl).filter: cannot read ",
+            path.display()
+        )),
+        "{message}"
+    );
+    assert!(message.contains("f.json"), "{message}");
+
+    std::fs::write(dir.path().join("f.json"), "{}").expect("filter");
+    let alarm = format!("{MINIMAL}\n[[alarms]]\nfile = \"alarms/a.json\"\n");
+    std::fs::write(&path, alarm).expect("write");
+    let err = Config::load(&path).expect_err("the alarm file is missing");
+    assert!(
+        err.to_string()
+            .contains("line 18: alarms[0].file: cannot read "),
+        "{err}"
+    );
+
+    let replay = MINIMAL.replace(
+        "[source.engine]\ndata_dir = \"data\"\ntable = \"SessionData\"",
+        "[source.file]\npath = \"replay.ndjson\"",
+    );
+    std::fs::write(&path, replay).expect("write");
+    let err = Config::load(&path).expect_err("the replay file is missing");
+    assert!(
+        err.to_string()
+            .contains("line 3: source.file.path: cannot read "),
+        "{err}"
+    );
+}
