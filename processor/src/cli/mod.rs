@@ -97,9 +97,12 @@ pub fn main() -> ExitCode {
         .map(EnvFilter::new)
         .or_else(|| EnvFilter::try_from_default_env().ok())
         .unwrap_or_else(|| EnvFilter::new(default_level));
+    // Colours only on a terminal: journald, `kubectl logs` and log files get
+    // plain text.
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
 
     match cli.command {
