@@ -8,6 +8,8 @@
 /// A validated wildcard: literal pieces separated by stars.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Wildcard {
+    /// The operand as written.
+    text: String,
     /// `pieces[0]` must start the value, the last piece must end it, and the
     /// others must appear in order between them. `pieces.len() == stars + 1`.
     pieces: Vec<String>,
@@ -43,7 +45,15 @@ impl Wildcard {
                 }
             }
         }
-        Ok(Self { pieces })
+        Ok(Self {
+            text: text.to_owned(),
+            pieces,
+        })
+    }
+
+    /// The operand as written.
+    pub(crate) fn text(&self) -> &str {
+        &self.text
     }
 
     /// Whether `value` matches the whole wildcard.

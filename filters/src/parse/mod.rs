@@ -1,10 +1,12 @@
-//! Stage 1: JSON value -> validated [`Pattern`] AST (objects, fields, `$or`, value arrays).
+//! Stage 1, parse: pattern JSON -> a validated [`Pattern`] (objects, fields,
+//! `$or`, match-value arrays).
 //!
-//! Operator objects (`{"prefix": ...}`, `{"numeric": [...]}`, ...) are parsed in
-//! [`crate::operator`]. The rules follow AWS's rule compiler: a pattern is a
+//! Operator objects (`{"prefix": ...}`, `{"numeric": [...]}`, ...) are parsed
+//! in [`operator`], filter files in [`filter_file`]. The rules follow AWS's
+//! rule compiler (`aws/event-ruler`, `JsonRuleCompiler`): a pattern is a
 //! non-empty object; a field is a non-empty object or a non-empty array; an
-//! array holds strings, numbers, booleans, `null` or one-key operator objects;
-//! `$or` is an array of at least two non-empty objects.
+//! array holds strings, numbers, booleans, `null` or one-key operator
+//! objects; `$or` is an array of at least two non-empty objects.
 
 use std::collections::BTreeMap;
 
@@ -15,6 +17,9 @@ use crate::error::{PatternError, json_type, strip_position};
 use crate::limits::Limits;
 use crate::path;
 use crate::pattern::{FieldPattern, Literal, ObjectPattern, Pattern, ValuePattern};
+
+pub(crate) mod filter_file;
+mod operator;
 
 /// What parsing is checked against.
 #[derive(Debug, Clone, Copy)]
@@ -266,7 +271,7 @@ fn parse_values(
                 Value::Number(n) => ValuePattern::Exact(Literal::Number(n.clone())),
                 Value::String(s) => ValuePattern::Exact(Literal::String(s.clone())),
                 Value::Array(_) => return Err(PatternError::NestedArray { path: here }),
-                Value::Object(map) => crate::operator::parse_operator(map, &here, rules)?,
+                Value::Object(map) => operator::parse_operator(map, &here, rules)?,
             })
         })
         .collect()

@@ -1,4 +1,4 @@
-//! Stage 1b: operator objects -> [`ValuePattern`]s.
+//! Operator objects (`{"prefix": "x"}`, `{"numeric": [...]}`, ...) -> [`ValuePattern`]s.
 //!
 //! An operator object has exactly one key. Accepted shapes follow "Comparison
 //! operators for use in event patterns in Amazon EventBridge" and AWS's rule
@@ -54,12 +54,12 @@ pub(crate) fn parse_operator(
         "wildcard" => Ok(ValuePattern::Wildcard(wildcard(operand, &here)?)),
         "cidr" => {
             let text = string(name, operand, &here)?;
-            Cidr::parse(&text).map_err(|reason| PatternError::Cidr {
+            let cidr = Cidr::parse(&text).map_err(|reason| PatternError::Cidr {
                 path: here,
                 value: text.clone(),
                 reason,
             })?;
-            Ok(ValuePattern::Cidr(text))
+            Ok(ValuePattern::Cidr(cidr))
         }
         "exists" => match operand {
             Value::Bool(b) => Ok(ValuePattern::Exists(*b)),
@@ -94,14 +94,13 @@ fn string(operator: &str, operand: &Value, at: &str) -> Result<String, PatternEr
     }
 }
 
-fn wildcard(operand: &Value, at: &str) -> Result<String, PatternError> {
+fn wildcard(operand: &Value, at: &str) -> Result<Wildcard, PatternError> {
     let text = string("wildcard", operand, at)?;
     Wildcard::parse(&text).map_err(|reason| PatternError::Wildcard {
         path: at.to_owned(),
         value: text.clone(),
         reason,
-    })?;
-    Ok(text)
+    })
 }
 
 /// `{"prefix": "x"}` or `{"prefix": {"equals-ignore-case": "x"}}`, same for suffix.
@@ -274,12 +273,12 @@ fn parse_anything_but(
                         });
                     }
                     if key == "prefix" {
-                        AnythingBut::Prefix(s)
+                        AnythingBut::Prefix(vec![s])
                     } else {
-                        AnythingBut::Suffix(s)
+                        AnythingBut::Suffix(vec![s])
                     }
                 }
-                "wildcard" => AnythingBut::Wildcard(wildcard(value, &here)?),
+                "wildcard" => AnythingBut::Wildcard(vec![wildcard(value, &here)?]),
                 _ => AnythingBut::IgnoreCase(ignore_case_list(value, &here)?),
             }
         }
