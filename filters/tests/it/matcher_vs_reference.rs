@@ -77,7 +77,12 @@ fn operator() -> impl Strategy<Value = Value> {
         words().prop_map(|s| json!({"anything-but": {"prefix": s}})),
         words().prop_map(|s| json!({"anything-but": {"suffix": s}})),
         words().prop_map(|s| json!({"anything-but": {"equals-ignore-case": [s]}})),
-        globs.prop_map(|s| json!({"anything-but": {"wildcard": s}})),
+        globs
+            .clone()
+            .prop_map(|s| json!({"anything-but": {"wildcard": s}})),
+        prop::collection::vec(words(), 1..3).prop_map(|l| json!({"anything-but": {"prefix": l}})),
+        prop::collection::vec(words(), 1..3).prop_map(|l| json!({"anything-but": {"suffix": l}})),
+        prop::collection::vec(globs, 1..3).prop_map(|l| json!({"anything-but": {"wildcard": l}})),
         (ops, in_range()).prop_map(|(op, n)| json!({"numeric": [op, n]})),
         (in_range(), in_range(), any::<bool>(), any::<bool>()).prop_map(|(a, b, lo, hi)| {
             json!({"numeric": [if lo { ">=" } else { ">" }, a, if hi { "<=" } else { "<" }, b]})

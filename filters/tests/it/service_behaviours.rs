@@ -6,7 +6,7 @@
 use crate::common::check;
 
 use serde_json::json;
-use ttlstream_filters::Pattern;
+use ttlstream_filters::{Dialect, Pattern, PatternError};
 
 /// `aws/event-ruler` README, "Caveat: Compiled rules and JSON keys with
 /// dots": the rule compiler joins a path's names with `.`, so both rules
@@ -71,4 +71,120 @@ fn exists_false_inside_arrays_of_arrays_is_judged_per_element() {
             json!({"a": [[{"b": 1, "c": "y"}], [{"c": "x"}]]}),
         ],
     );
+}
+
+/// Inside `$or`, AWS's rule compiler rejects a field named like an operator
+/// ("... is Ruler reserved fieldName which cannot be used inside $or.",
+/// `JsonRuleCompiler.parseObjectInsideOrRelationship`; the list is
+/// `Constants.RESERVED_FIELD_NAMES_IN_OR_RELATIONSHIP`), at any depth of the
+/// alternative; outside `$or` such a name is an ordinary field.
+#[test]
+fn reserved_words_cannot_name_fields_inside_or() {
+    for (text, path, field) in [
+        (
+            r#"{"$or": [{"prefix": ["x"]}, {"b": ["y"]}]}"#,
+            "$.$or[0].prefix",
+            "prefix",
+        ),
+        (
+            r#"{"$or": [{"b": ["y"]}, {"numeric": ["x"]}]}"#,
+            "$.$or[1].numeric",
+            "numeric",
+        ),
+        (
+            r#"{"$or": [{"a": {"exists": ["x"]}}, {"b": ["y"]}]}"#,
+            "$.$or[0].a.exists",
+            "exists",
+        ),
+        (
+            r#"{"$or": [{"anything-but": ["x"]}, {"b": ["y"]}]}"#,
+            "$.$or[0].anything-but",
+            "anything-but",
+        ),
+        (
+            r#"{"$or": [{"=": ["x"]}, {"b": ["y"]}]}"#,
+            r#"$.$or[0]["="]"#,
+            "=",
+        ),
+        (
+            r#"{"$or": [{"exactly": ["x"]}, {"b": ["y"]}]}"#,
+            "$.$or[0].exactly",
+            "exactly",
+        ),
+        (
+            r#"{"x": {"$or": [{"b": ["y"]}, {"$or": [{"c": ["1"]}, {"wildcard": ["2"]}]}]}}"#,
+            "$.x.$or[1].$or[1].wildcard",
+            "wildcard",
+        ),
+    ] {
+        for dialect in [Dialect::Lambda, Dialect::EventBridge] {
+            let err = Pattern::parse_with(text, dialect).unwrap_err();
+            assert!(
+                matches!(&err, PatternError::ReservedFieldName { .. }),
+                "{text}: {err:?}"
+            );
+            assert_eq!(err.path(), path, "{text}");
+            assert_eq!(
+                err.to_string(),
+                format!("{path}: {field:?} is a reserved word and cannot name a field inside $or"),
+            );
+        }
+    }
+    // Outside `$or`, an operator name is a field like any other.
+    check(
+        r#"{"prefix": ["x"], "$or": [{"a": ["1"]}, {"b": ["2"]}]}"#,
+        &[json!({"prefix": "x", "a": "1"})],
+        &[json!({"prefix": "y", "a": "1"})],
+    );
+    // `$or` inside `$or` is a nested `$or`, never a field name.
+    check(
+        r#"{"$or": [{"$or": [{"a": ["1"]}, {"b": ["2"]}]}, {"c": ["3"]}]}"#,
+        &[json!({"b": "2"}), json!({"c": "3"})],
+        &[json!({"$or": "1"}), json!({"a": "2"})],
+    );
+    let err = Pattern::parse(r#"{"$or": [{"$or": {"a": ["1"]}}, {"c": ["3"]}]}"#).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "$.$or[0].$or: bad $or: must be an array of objects"
+    );
+}
+
+/// "Comparison operators for use in event patterns in Amazon EventBridge",
+/// "Wildcards and event pattern complexity": a rule whose wildcards are too
+/// complex is rejected when it is created. The measure is `aws/event-ruler`'s
+/// `MachineComplexityEvaluator`: the most wildcard-pattern prefixes that one
+/// input value can match at once (its tests: `*a*a*a*` has complexity 7, as
+/// `aaa` matches all seven of its prefixes). The limit is 100, the one
+/// event-ruler's tests evaluate with.
+#[test]
+fn wildcards_that_make_a_rule_too_complex_are_rejected() {
+    let stars = |count: usize| format!("*{}", "a*".repeat(count));
+    // `*a*...a*` with 49 `a`s: 99 prefixes, all matched by 49 `a`s.
+    let fine = format!(r#"{{"a": [{{"wildcard": "{}"}}]}}"#, stars(49));
+    assert!(Pattern::parse_with(&fine, Dialect::EventBridge).is_ok());
+    let too_complex = format!(r#"{{"a": [{{"wildcard": "{}"}}]}}"#, stars(50));
+    let err = Pattern::parse_with(&too_complex, Dialect::EventBridge).unwrap_err();
+    assert!(
+        matches!(&err, PatternError::WildcardComplexity { .. }),
+        "{err:?}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "$.a: rule is too complex: its wildcards at this field have complexity 101, above the limit of 100 (use fewer wildcard characters, or fewer repeated characters after one)"
+    );
+    // The wildcards of one field add up, across `$or` alternatives too.
+    let split = format!(
+        r#"{{"$or": [{{"a": [{{"wildcard": "{}"}}]}}, {{"a": [{{"wildcard": "{}"}}]}}]}}"#,
+        stars(25),
+        "*b*".to_owned() + &"a*".repeat(25)
+    );
+    let err = Pattern::parse_with(&split, Dialect::EventBridge).unwrap_err();
+    assert_eq!(err.path(), "$.$or[0].a");
+    // Different fields are measured apart.
+    let apart = format!(
+        r#"{{"a": [{{"wildcard": "{}"}}], "b": [{{"wildcard": "{}"}}]}}"#,
+        stars(49),
+        stars(49)
+    );
+    assert!(Pattern::parse_with(&apart, Dialect::EventBridge).is_ok());
 }
