@@ -12,17 +12,17 @@ use std::fmt;
 ///
 /// | operator | Lambda | EventBridge | source of the Lambda column |
 /// |---|---|---|---|
-/// | exact values, `null`, `""` | yes | yes | [EB] Equals, Null, Empty, Numeric (equals): Yes |
-/// | `prefix`, `suffix`, `equals-ignore-case` | yes | yes | [EB] Begins with, Ends with, Equals (ignore case): Yes |
-/// | `prefix`/`suffix` with `equals-ignore-case` | yes | yes | [EB] Begins with / Ends with (ignore case): Yes |
-/// | `anything-but` (value or list) | yes | yes | [EB] Anything-but, Not: Yes |
-/// | `anything-but` with `prefix`/`suffix`/`equals-ignore-case`/`wildcard` | no | yes | [EB] Anything-but (begins with, ends with, ignore case, using a wildcard): No |
-/// | `numeric`, `exists`, `$or` | yes | yes | [EB] Numeric (range), Exists, Does not exist, Or (multiple fields): Yes |
-/// | `wildcard` | no | yes | [EB] Wildcard: No |
-/// | `cidr` | no | yes | not in [EB]'s table nor in [L]'s "Filter rule syntax" |
+/// | exact values, `null`, `""` | yes | yes | \[EB\] Equals, Null, Empty, Numeric (equals): Yes |
+/// | `prefix`, `suffix`, `equals-ignore-case` | yes | yes | \[EB\] Begins with, Ends with, Equals (ignore case): Yes |
+/// | `prefix`/`suffix` with `equals-ignore-case` | yes | yes | \[EB\] Begins with / Ends with (ignore case): Yes |
+/// | `anything-but` (value or list) | yes | yes | \[EB\] Anything-but, Not: Yes |
+/// | `anything-but` with `prefix`/`suffix`/`equals-ignore-case`/`wildcard` | no | yes | \[EB\] Anything-but (begins with, ends with, ignore case, using a wildcard): No |
+/// | `numeric`, `exists`, `$or` | yes | yes | \[EB\] Numeric (range), Exists, Does not exist, Or (multiple fields): Yes |
+/// | `wildcard` | no | yes | \[EB\] Wildcard: No |
+/// | `cidr` | no | yes | not in \[EB\]'s table nor in \[L\]'s "Filter rule syntax" |
 ///
-/// Sources: [EB] "Comparison operators for use in event patterns in Amazon
-/// EventBridge" (EventBridge User Guide), its "Pipe support" column; [L]
+/// Sources: \[EB\] "Comparison operators for use in event patterns in Amazon
+/// EventBridge" (EventBridge User Guide), its "Pipe support" column; \[L\]
 /// "Control which events Lambda sends to your function" (Lambda Developer
 /// Guide, section "Filter rule syntax").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]

@@ -54,9 +54,10 @@
 //! trie of field names and each pattern's branches of conditions:
 //! `src/compile/`) → match (read the event's bytes along the trie, keeping
 //! only the values some pattern tests, then decide each branch:
-//! `src/matching/`). One portable code path, no `unsafe`; the one shortcut,
-//! a literal search that rejects most events before they are read, says in
-//! its module why it is kept.
+//! `src/matching/`). One portable code path, no `unsafe`; the two
+//! shortcuts of [`Matcher::matches`] (skimming the values no pattern names,
+//! and a literal search that rejects most events before they are read) each
+//! say in their module how much they pay on stream records.
 //!
 //! # What it is not
 //! No I/O, no async runtime, no AWS SDK: it never reads a file or calls AWS.
@@ -75,8 +76,11 @@
 //! - Events: [`Matcher::matches_strict`] checks the syntax of every byte;
 //!   along fields a pattern names, nesting deeper than 127 levels is an
 //!   error (`serde_json`'s recursion limit), elsewhere nesting has no limit.
-//!   [`Matcher::matches`] is the same, except that an event its literal
-//!   search rejects is not read at all.
+//!   [`Matcher::matches`] checks fields no pattern names only by their
+//!   quotes and brackets, and does not read an event its literal search
+//!   rejects (`filters/PATTERNS.md`, "Event bytes").
+//! - Wildcards: the `wildcard`s at one field may have complexity 100 at most
+//!   ([`Limits::max_wildcard_complexity`]).
 //!
 //! No input panics: bad patterns and events are errors.
 

@@ -2,11 +2,13 @@
 //! ([`read`]), then decide each pattern's branches against the values found
 //! ([`branch`]).
 //!
-//! One code path for every CPU and every input. The only shortcut is the
-//! [`prefilter`] of [`Matcher::matches`], kept because it pays on stream
-//! records (its module says how much); [`crate::reference`] is the
-//! executable statement of what all of this must answer, and the crate's
-//! property tests hold the matcher to it.
+//! One code path for every CPU and every input. [`Matcher::matches`] takes two
+//! shortcuts, each kept because it pays on stream records (their docs say how
+//! much): it skims the values no pattern names ([`read::Check::Lazy`]) and
+//! it rejects most events by a literal search before reading them
+//! ([`prefilter`]). [`crate::reference`] is the executable statement of what
+//! all of this must answer, and the crate's property tests and fuzz target
+//! hold the matcher to it.
 
 mod branch;
 mod event;
@@ -85,16 +87,23 @@ impl<Id: Clone + PartialEq> Matcher<Id> {
     /// // Not read at all: no `"Service"` and no escape, so nothing can match.
     /// assert!(matcher.matches(br#"{"userIdentity": {"type": "User"}, oops}"#).is_ok());
     /// assert!(matcher.matches_strict(br#"{"userIdentity": {"type": "User"}, oops}"#).is_err());
+    /// // Skimmed: the value of a field no pattern names.
+    /// let skimmed = br#"{"a": [1,,], "userIdentity": {"type": "Service"}}"#;
+    /// assert_eq!(matcher.matches(skimmed).unwrap(), vec!["ttl"]);
+    /// assert!(matcher.matches_strict(skimmed).is_err());
     /// # Ok::<(), ttlstream_filters::PatternError>(())
     /// ```
     ///
-    /// [`Matcher::matches_strict`], except that when every pattern needs
-    /// some literal in the event's bytes (an exact string `s` as `"s"`, a
-    /// prefix `p` as `"p`, a suffix as `p"`), an event that starts with `{`,
-    /// ends with `}`, and holds no `\` and none of those literals matches
-    /// nothing and is not read further, so its syntax is not checked
-    /// (`filters/PATTERNS.md`, "Event bytes"). For valid JSON the result is
-    /// always that of [`Matcher::matches_strict`].
+    /// [`Matcher::matches_strict`], except that it checks less of the
+    /// syntax (`filters/PATTERNS.md`, "Event bytes"):
+    /// - a value no pattern names is skimmed by its quotes and brackets: its
+    ///   contents are not checked;
+    /// - when every pattern needs some literal in the event's bytes (an exact
+    ///   string `s` as `"s"`, a prefix `p` as `"p`, a suffix as `p"`), an
+    ///   event that starts with `{`, ends with `}`, and holds no `\` and
+    ///   none of those literals matches nothing and is not read further.
+    ///
+    /// For valid JSON the result is always that of [`Matcher::matches_strict`].
     ///
     /// # Errors
     /// As [`Matcher::matches_strict`], for the events it reads.

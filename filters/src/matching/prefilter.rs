@@ -27,10 +27,13 @@
 //! `examples/bench.rs` the search took about half of the matching time).
 //!
 //! Why it is kept: on the TTL pattern and corpus (a) of `examples/bench.rs`
-//! (200,000 stream records, 10 % TTL deletions) the search rejects the 90 %
-//! of records that are not TTL deletions without reading them; see
-//! `filters/PATTERNS.md`, "Event bytes", for what `matches` then leaves
-//! unchecked.
+//! (200,000 stream records, 10 % TTL deletions) it rejects the 90 % of
+//! records that are not TTL deletions without reading them, and a record
+//! costs about 70 % less CPU than without it (0.57-0.61 against 1.94 µs per
+//! record, medians of 5 passes, on the shared 2-core development VM under
+//! load 8; "without" measured by adding a pattern that needs no literal and
+//! names no other field). See `filters/PATTERNS.md`, "Event bytes", for what
+//! `matches` then leaves unchecked.
 
 use aho_corasick::packed;
 
