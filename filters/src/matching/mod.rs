@@ -15,6 +15,7 @@ mod event;
 mod lex;
 mod prefilter;
 mod read;
+mod skim;
 
 use serde_json::Value;
 
