@@ -7,8 +7,10 @@
 use std::net::IpAddr;
 
 /// A validated CIDR block.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Cidr {
+    /// The block as written.
+    text: String,
     v6: bool,
     network: u128,
     mask: u128,
@@ -42,10 +44,16 @@ impl Cidr {
             (u128::MAX << (128 - len)) >> (128 - width)
         };
         Ok(Self {
+            text: text.to_owned(),
             v6,
             network: bits & mask,
             mask,
         })
+    }
+
+    /// The block as written.
+    pub(crate) fn text(&self) -> &str {
+        &self.text
     }
 
     /// Whether `value` is an IP address inside this block.

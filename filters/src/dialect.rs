@@ -4,25 +4,27 @@ use std::fmt;
 
 /// The AWS service whose pattern language a pattern must stay within.
 ///
-/// Both services run the same matcher, but Lambda event filtering documents
-/// fewer operators than EventBridge. Parsing with [`Dialect::Lambda`] rejects an
-/// operator Lambda's "Filter rule syntax" table does not list, so a filter file
-/// accepted here is accepted by `CreateEventSourceMapping` too.
+/// Both services run the same matcher, but Lambda event filtering supports
+/// fewer operators than EventBridge. [`Dialect::Lambda`] accepts what
+/// EventBridge's "Comparison operators" table marks "Pipe support: Yes"
+/// (EventBridge Pipes filter with Lambda's event-filtering engine), so a
+/// filter file accepted here is accepted by `CreateEventSourceMapping` too.
 ///
-/// | operator | Lambda | EventBridge |
-/// |---|---|---|
-/// | exact values, `null`, `""` | yes | yes |
-/// | `prefix`, `suffix`, `equals-ignore-case` | yes | yes |
-/// | `prefix`/`suffix` with `equals-ignore-case` | no | yes |
-/// | `anything-but` (value or list) | yes | yes |
-/// | `anything-but` with `prefix`/`suffix`/`equals-ignore-case`/`wildcard` | no | yes |
-/// | `numeric`, `exists`, `$or` | yes | yes |
-/// | `wildcard`, `cidr` | no | yes |
+/// | operator | Lambda | EventBridge | source of the Lambda column |
+/// |---|---|---|---|
+/// | exact values, `null`, `""` | yes | yes | \[EB\] Equals, Null, Empty, Numeric (equals): Yes |
+/// | `prefix`, `suffix`, `equals-ignore-case` | yes | yes | \[EB\] Begins with, Ends with, Equals (ignore case): Yes |
+/// | `prefix`/`suffix` with `equals-ignore-case` | yes | yes | \[EB\] Begins with / Ends with (ignore case): Yes |
+/// | `anything-but` (value or list) | yes | yes | \[EB\] Anything-but, Not: Yes |
+/// | `anything-but` with `prefix`/`suffix`/`equals-ignore-case`/`wildcard` | no | yes | \[EB\] Anything-but (begins with, ends with, ignore case, using a wildcard): No |
+/// | `numeric`, `exists`, `$or` | yes | yes | \[EB\] Numeric (range), Exists, Does not exist, Or (multiple fields): Yes |
+/// | `wildcard` | no | yes | \[EB\] Wildcard: No |
+/// | `cidr` | no | yes | not in \[EB\]'s table nor in \[L\]'s "Filter rule syntax" |
 ///
-/// Sources: "Control which events Lambda sends to your function" (Lambda
-/// Developer Guide, section "Filter rule syntax"); "Comparison operators for use
-/// in event patterns in Amazon EventBridge" and "Content filtering in Amazon
-/// EventBridge event patterns" (EventBridge User Guide).
+/// Sources: \[EB\] "Comparison operators for use in event patterns in Amazon
+/// EventBridge" (EventBridge User Guide), its "Pipe support" column; \[L\]
+/// "Control which events Lambda sends to your function" (Lambda Developer
+/// Guide, section "Filter rule syntax").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
 pub enum Dialect {
@@ -58,6 +60,8 @@ impl Dialect {
                 "prefix"
                     | "suffix"
                     | "equals-ignore-case"
+                    | "prefix/equals-ignore-case"
+                    | "suffix/equals-ignore-case"
                     | "anything-but"
                     | "numeric"
                     | "exists"

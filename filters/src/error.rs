@@ -159,6 +159,30 @@ pub enum PatternError {
         /// What is wrong with it.
         reason: &'static str,
     },
+    /// A field inside a `$or` alternative is named like an operator, which
+    /// AWS's rule compiler reserves there (`aws/event-ruler`,
+    /// `Constants.RESERVED_FIELD_NAMES_IN_OR_RELATIONSHIP`).
+    #[error("{path}: {field:?} is a reserved word and cannot name a field inside $or")]
+    ReservedFieldName {
+        /// Path of the field.
+        path: String,
+        /// The field name.
+        field: String,
+    },
+    /// The wildcards at one field make the rule too complex to match
+    /// efficiently ("Comparison operators for use in event patterns in Amazon
+    /// EventBridge", "Wildcards and event pattern complexity").
+    #[error(
+        "{path}: rule is too complex: its wildcards at this field have complexity {complexity}, above the limit of {max} (use fewer wildcard characters, or fewer repeated characters after one)"
+    )]
+    WildcardComplexity {
+        /// Path of the field (its first occurrence in the pattern).
+        path: String,
+        /// The complexity found (counting stops a little past the limit).
+        complexity: usize,
+        /// The limit ([`crate::Limits::max_wildcard_complexity`]).
+        max: usize,
+    },
     /// Expanding `$or` alternatives would give more branches than allowed.
     #[error("{path}: $or expands to more than {max} alternative branches")]
     TooManyBranches {
@@ -228,6 +252,8 @@ impl PatternError {
             | Self::Cidr { path, .. }
             | Self::Wildcard { path, .. }
             | Self::Or { path, .. }
+            | Self::ReservedFieldName { path, .. }
+            | Self::WildcardComplexity { path, .. }
             | Self::TooManyBranches { path, .. }
             | Self::TooDeep { path, .. }
             | Self::TooLong { path, .. }
@@ -255,6 +281,8 @@ impl PatternError {
             | Self::Cidr { path, .. }
             | Self::Wildcard { path, .. }
             | Self::Or { path, .. }
+            | Self::ReservedFieldName { path, .. }
+            | Self::WildcardComplexity { path, .. }
             | Self::TooManyBranches { path, .. }
             | Self::TooDeep { path, .. }
             | Self::TooLong { path, .. }

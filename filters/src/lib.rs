@@ -27,12 +27,16 @@
 //!   [`parse_filter_file`] takes a bare pattern or a Lambda
 //!   `{"Filters":[{"Pattern":"..."}]}` file.
 //! - [`Dialect`]: Lambda (the default) accepts only the operators Lambda
-//!   documents; EventBridge accepts the full language. An operator the dialect
-//!   lacks is an error naming the operator and the dialect.
-//! - [`Pattern::required_strings`]: the exact strings a pattern requires at
-//!   one field, so a caller can tell a non-match before building the event.
+//!   supports; EventBridge accepts the full language. An operator the
+//!   dialect lacks is an error naming the operator and the dialect.
 //! - [`Matcher`]: many patterns, each tagged with an id, compiled once and
 //!   matched against JSON events; it returns the ids that match.
+//! - [`reference`](mod@reference): the semantics as a short, slow, obviously correct
+//!   program. It is the executable statement of what the matcher answers,
+//!   and the crate's property tests and fuzz target hold the matcher to it.
+//! - [`Pattern::required_strings`] and [`Pattern::top_level_fields`]: what a
+//!   pattern needs of an event, so a caller can tell a non-match before
+//!   building the event, or build less of it.
 //! - Errors name the JSON path of what is wrong:
 //!   `Filters[0].Pattern: $.userIdentity.type: ...` ([`PatternError`]), or the
 //!   line and column of malformed event JSON ([`EventError`]).
@@ -41,7 +45,19 @@
 //! booleans and `null`; `prefix`, `suffix`, `equals-ignore-case` (and
 //! prefix/suffix with `equals-ignore-case`); `anything-but` (values, lists,
 //! `prefix`, `suffix`, `equals-ignore-case`, `wildcard`); `numeric`; `exists`;
-//! `wildcard`; `cidr`; `$or`. `filters/PATTERNS.md` has an example of each.
+//! `wildcard`; `cidr`; `$or`. `filters/PATTERNS.md` is the user's
+//! specification, with an example of each.
+//!
+//! # How it works
+//! Three stages, a module each: [`parse`](crate::Pattern::parse) (pattern
+//! JSON, operators, dialects, limits, errors: `src/parse/`) → compile (the
+//! trie of field names and each pattern's branches of conditions:
+//! `src/compile/`) → match (read the event's bytes along the trie, keeping
+//! only the values some pattern tests, then decide each branch:
+//! `src/matching/`). One portable code path, no `unsafe`; the two
+//! shortcuts of [`Matcher::matches`] (skimming the values no pattern names,
+//! and a literal search that rejects most events before they are read) each
+//! say in their module how much they pay on stream records.
 //!
 //! # What it is not
 //! No I/O, no async runtime, no AWS SDK: it never reads a file or calls AWS.
@@ -56,51 +72,39 @@
 //! - Numbers compare numerically only within `-5e9..=5e9`, to six decimal
 //!   places (as AWS); a numeric operand outside that range is an error.
 //! - ttlstream's own bounds: 1024 `$or` branches and 64 nesting levels per
-//!   pattern; event values nested deeper than 512 levels are ignored.
-//! - [`Matcher::matches`] scans event bytes without building a
-//!   `serde_json::Value`, and checks their syntax only as far as it reads:
-//!   fields no pattern names are skimmed by their brackets and quotes, and it
-//!   stops reading once no later byte can add a value at a named field.
-//!   [`Matcher::matches_strict`] checks the syntax of every byte; fields no
-//!   pattern names are still skipped without decoding (iteratively, at any
-//!   depth), so strings there are not checked for UTF-8, nor numbers for size.
-//!   Along fields a pattern names, nesting deeper than 128 levels is an error
-//!   (`serde_json`'s recursion limit).
+//!   pattern.
+//! - Events: [`Matcher::matches_strict`] checks the syntax of every byte;
+//!   along fields a pattern names, nesting deeper than 127 levels is an
+//!   error (`serde_json`'s recursion limit), elsewhere nesting has no limit.
+//!   [`Matcher::matches`] checks fields no pattern names only by their
+//!   quotes and brackets, and does not read an event its literal search
+//!   rejects (`filters/PATTERNS.md`, "Event bytes").
+//! - Wildcards: the `wildcard`s at one field may have complexity 100 at most
+//!   ([`Limits::max_wildcard_complexity`]).
 //!
 //! No input panics: bad patterns and events are errors.
 
-mod anchored;
-mod bitstack;
-mod children;
+#![forbid(unsafe_code)]
+
 mod cidr;
-mod classify;
 mod compile;
-mod consistency;
-mod criteria;
 mod dialect;
 mod error;
-mod event;
-mod gate;
-mod lex;
 mod limits;
-mod lookahead;
-mod matcher;
+mod matching;
 mod number;
-mod operator;
 mod parse;
 mod path;
 mod pattern;
-mod prefilter;
-mod quotes;
+pub mod reference;
 mod required;
-mod scan;
-mod skim;
-mod strings;
 mod wildcard;
 
-pub use criteria::{parse_filter_file, parse_filter_file_with, parse_filter_file_with_limits};
 pub use dialect::Dialect;
 pub use error::{EventError, PatternError};
 pub use limits::Limits;
-pub use matcher::Matcher;
+pub use matching::Matcher;
+pub use parse::filter_file::{
+    parse_filter_file, parse_filter_file_with, parse_filter_file_with_limits,
+};
 pub use pattern::Pattern;

@@ -23,6 +23,13 @@ pub struct Limits {
     pub max_branches: usize,
     /// Deepest nesting of objects in a pattern (a ttlstream limit).
     pub max_depth: usize,
+    /// Highest complexity of the `wildcard`s at one field: the most
+    /// wildcard-pattern prefixes one input value can match at once, as
+    /// `aws/event-ruler`'s `MachineComplexityEvaluator` counts it. 100, the
+    /// limit event-ruler's own tests evaluate with; EventBridge rejects a rule
+    /// past its limit ("Wildcards and event pattern complexity") but does not
+    /// publish the number.
+    pub max_wildcard_complexity: usize,
 }
 
 impl Limits {
@@ -34,6 +41,7 @@ impl Limits {
             max_filters: 5,
             max_branches: 1024,
             max_depth: 64,
+            max_wildcard_complexity: 100,
         }
     }
 }

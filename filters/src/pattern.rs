@@ -9,6 +9,9 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
+use crate::cidr::Cidr;
+use crate::wildcard::Wildcard;
+
 /// One parsed, validated event pattern (a JSON object).
 ///
 /// Build one with [`Pattern::parse`] / [`Pattern::parse_with`] from JSON text,
@@ -62,15 +65,15 @@ pub(crate) enum ValuePattern {
     /// `{"equals-ignore-case": "text"}`.
     EqualsIgnoreCase(String),
     /// `{"wildcard": "a*b"}`.
-    Wildcard(String),
+    Wildcard(Wildcard),
     /// `{"anything-but": ...}`.
     AnythingBut(AnythingBut),
     /// `{"numeric": [...]}`.
     Numeric(NumericRange),
     /// `{"exists": true|false}`.
     Exists(bool),
-    /// `{"cidr": "10.0.0.0/24"}`; the text as written (validated).
-    Cidr(String),
+    /// `{"cidr": "10.0.0.0/24"}`.
+    Cidr(Cidr),
 }
 
 /// The forms of `anything-but`.
@@ -82,12 +85,12 @@ pub(crate) enum AnythingBut {
     Numbers(Vec<f64>),
     /// `{"anything-but": {"equals-ignore-case": "a" | ["a", "b"]}}`.
     IgnoreCase(Vec<String>),
-    /// `{"anything-but": {"prefix": "a"}}`.
-    Prefix(String),
-    /// `{"anything-but": {"suffix": "a"}}`.
-    Suffix(String),
-    /// `{"anything-but": {"wildcard": "a*"}}`.
-    Wildcard(String),
+    /// `{"anything-but": {"prefix": "a" | ["a", "b"]}}`.
+    Prefix(Vec<String>),
+    /// `{"anything-but": {"suffix": "a" | ["a", "b"]}}`.
+    Suffix(Vec<String>),
+    /// `{"anything-but": {"wildcard": "a*" | ["a*", "b*"]}}`.
+    Wildcard(Vec<Wildcard>),
 }
 
 /// A `numeric` expression: `=`, one bound, or a lower and an upper bound.
@@ -139,6 +142,14 @@ fn number(value: f64) -> Value {
     serde_json::Number::from_f64(value).map_or(Value::Null, Value::Number)
 }
 
+/// One operand as a string, several as a list (both shapes parse back the same).
+fn one_or_list(list: &[String]) -> Value {
+    match list {
+        [one] => json!(one),
+        list => json!(list),
+    }
+}
+
 fn value_json(value: &ValuePattern) -> Value {
     match value {
         ValuePattern::Exact(Literal::Null) => Value::Null,
@@ -150,9 +161,9 @@ fn value_json(value: &ValuePattern) -> Value {
         ValuePattern::Suffix(s) => json!({ "suffix": s }),
         ValuePattern::SuffixIgnoreCase(s) => json!({ "suffix": { "equals-ignore-case": s } }),
         ValuePattern::EqualsIgnoreCase(s) => json!({ "equals-ignore-case": s }),
-        ValuePattern::Wildcard(s) => json!({ "wildcard": s }),
+        ValuePattern::Wildcard(w) => json!({ "wildcard": w.text() }),
         ValuePattern::Exists(b) => json!({ "exists": b }),
-        ValuePattern::Cidr(s) => json!({ "cidr": s }),
+        ValuePattern::Cidr(c) => json!({ "cidr": c.text() }),
         ValuePattern::AnythingBut(but) => {
             let inner = match but {
                 AnythingBut::Strings(list) => json!(list),
@@ -160,9 +171,12 @@ fn value_json(value: &ValuePattern) -> Value {
                     Value::Array(list.iter().map(|n| number(*n)).collect())
                 }
                 AnythingBut::IgnoreCase(list) => json!({ "equals-ignore-case": list }),
-                AnythingBut::Prefix(s) => json!({ "prefix": s }),
-                AnythingBut::Suffix(s) => json!({ "suffix": s }),
-                AnythingBut::Wildcard(s) => json!({ "wildcard": s }),
+                AnythingBut::Prefix(list) => json!({ "prefix": one_or_list(list) }),
+                AnythingBut::Suffix(list) => json!({ "suffix": one_or_list(list) }),
+                AnythingBut::Wildcard(list) => {
+                    let texts: Vec<String> = list.iter().map(|w| w.text().to_owned()).collect();
+                    json!({ "wildcard": one_or_list(&texts) })
+                }
             };
             json!({ "anything-but": inner })
         }

@@ -27,9 +27,11 @@ impl Pattern {
     }
 
     /// The top-level field names the pattern tests, in its fields and in its
-    /// `$or` alternatives: an event's other top-level members cannot change
-    /// whether it matches, so a caller may match a copy of the event without
-    /// them.
+    /// `$or` alternatives, each up to its first `.` (a field named `a.b` is
+    /// the field `b` of `a`, as in AWS's matcher). An event's top-level
+    /// members whose name, up to its first `.`, is none of these cannot
+    /// change whether it matches, so a caller may match a copy of the event
+    /// without them.
     #[must_use]
     pub fn top_level_fields(&self) -> BTreeSet<&str> {
         let mut names = BTreeSet::new();
@@ -39,7 +41,10 @@ impl Pattern {
 }
 
 fn top_level<'p>(object: &'p ObjectPattern, names: &mut BTreeSet<&'p str>) {
-    names.extend(object.fields.keys().map(String::as_str));
+    names.extend(
+        (object.fields.keys())
+            .map(|name| name.split_once('.').map_or(name.as_str(), |(top, _)| top)),
+    );
     for alternative in object.any_of.iter().flatten() {
         top_level(alternative, names);
     }

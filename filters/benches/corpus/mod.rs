@@ -1,52 +1,29 @@
-//! Seeded corpora and pattern sets shared by the criterion bench
+//! The seeded corpus and pattern sets shared by the criterion bench
 //! (`benches/matcher.rs`) and the release bench binary (`examples/bench.rs`).
 //!
-//! (a) DynamoDB stream records in the Lambda record shape, about 10 % of them
-//! TTL deletions (REMOVE by `dynamodb.amazonaws.com`); (b) GeoJSON features
-//! shaped like San Francisco's "city lots" data (`properties` with `MAPBLKLOT`,
-//! `BLKLOT`, `BLOCK_NUM`, `LOT_NUM`, `FROM_ST`, `TO_ST`, `STREET`, `ST_TYPE`,
-//! `ODD_EVEN`; a `Polygon` of `[lon, lat, 0.0]` points), about 900 bytes each.
-//! Same seed, same bytes.
+//! Corpus (a): DynamoDB stream records in the shape a Lambda function
+//! receives them, about 10 % of them TTL deletions (REMOVE by
+//! `dynamodb.amazonaws.com`), 5 % user deletions, 40 % INSERTs and 45 %
+//! MODIFYs; images of a `SessionData`-like table with string, number, list,
+//! BOOL and NULL attributes. Same seed, same bytes.
 
 #![allow(dead_code)]
 
-use std::fmt::Write;
-
 /// Records in corpus (a).
 pub const DYNAMODB_RECORDS: usize = 200_000;
-/// Features in corpus (b): as many as the city-lots file has.
-pub const CITY_LOTS: usize = 213_068;
 
 /// The TTL-deletion filter (`deploy/filters/ttl-system-deletes.json`'s pattern).
 pub const TTL_PATTERN: &str = r#"{"eventName":["REMOVE"],"userIdentity":{"type":["Service"],"principalId":["dynamodb.amazonaws.com"]}}"#;
 
-const STREETS: [&str; 24] = [
-    "UNKNOWN",
-    "MARKET",
-    "MISSION",
-    "VALENCIA",
-    "GEARY",
-    "FULTON",
-    "CRANLEIGH",
-    "17TH",
-    "24TH",
-    "HAIGHT",
-    "DIVISADERO",
-    "VAN NESS",
-    "LOMBARD",
-    "CASTRO",
-    "NOE",
-    "POLK",
-    "LARKIN",
-    "JACKSON",
-    "CALIFORNIA",
-    "TARAVAL",
-    "IRVING",
-    "JUDAH",
-    "NORIEGA",
-    "OCEAN",
+const STATUSES: [&str; 5] = ["OPEN", "open", "CLOSED", "Closed", "PENDING"];
+const REGIONS: [&str; 5] = [
+    "us-east-1",
+    "us-west-2",
+    "eu-west-1",
+    "eu-central-1",
+    "ap-south-1",
 ];
-const ST_TYPES: [&str; 6] = ["ST", "AVE", "BLVD", "WAY", "TER", "CT"];
+const PRIORITIES: [&str; 3] = ["low", "normal", "high"];
 
 /// splitmix64: a tiny, seeded, well-mixed generator (no dependency).
 pub struct Rng(u64);
@@ -71,10 +48,29 @@ impl Rng {
         self.next_u64() % n
     }
 
-    /// A float in `[0, 1)`.
-    pub fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    /// One of `items`.
+    pub fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[self.below(items.len() as u64) as usize]
     }
+}
+
+/// One image of the table: the item's attributes in DynamoDB JSON.
+fn image(rng: &mut Rng, user: &str, session: &str, expires: u64) -> String {
+    let deleted = if rng.below(10) == 0 {
+        r#","DeletedAt":{"NULL":true}"#
+    } else {
+        ""
+    };
+    format!(
+        r#"{{"UserName":{{"S":"{user}"}},"SessionId":{{"S":"{session}"}},"CreationTime":{{"N":"{}"}},"ExpirationTime":{{"N":"{expires}"}},"Status":{{"S":"{}"}},"Region":{{"S":"{}"}},"Priority":{{"S":"{}"}},"Active":{{"BOOL":{}}}{deleted},"Cart":{{"L":[{{"S":"item{}"}},{{"N":"{}"}}]}}}}"#,
+        expires - 3600,
+        rng.pick(&STATUSES),
+        rng.pick(&REGIONS),
+        rng.pick(&PRIORITIES),
+        rng.below(4) != 0,
+        rng.below(1000),
+        rng.below(100),
+    )
 }
 
 /// Corpus (a): `count` DynamoDB stream records as compact JSON, one per entry.
@@ -82,8 +78,7 @@ pub fn dynamodb_records(count: usize, seed: u64) -> Vec<Vec<u8>> {
     let mut rng = Rng::new(seed);
     (0..count)
         .map(|i| {
-            let roll = rng.below(100);
-            let (name, ttl) = match roll {
+            let (name, ttl) = match rng.below(100) {
                 0..=9 => ("REMOVE", true),
                 10..=14 => ("REMOVE", false),
                 15..=54 => ("INSERT", false),
@@ -92,16 +87,12 @@ pub fn dynamodb_records(count: usize, seed: u64) -> Vec<Vec<u8>> {
             let user = format!("user{}", rng.below(50_000));
             let session = format!("{:016x}", rng.next_u64());
             let expires = 1_571_827_560 + rng.below(86_400);
-            let image = format!(
-                r#"{{"UserName":{{"S":"{user}"}},"SessionId":{{"S":"{session}"}},"CreationTime":{{"N":"{}"}},"ExpirationTime":{{"N":"{expires}"}},"Cart":{{"L":[{{"S":"item{}"}},{{"N":"{}"}}]}}}}"#,
-                expires - 3600,
-                rng.below(1000),
-                rng.below(100)
-            );
+            let new = image(&mut rng, &user, &session, expires);
+            let old = image(&mut rng, &user, &session, expires);
             let images = match name {
-                "INSERT" => format!(r#""NewImage":{image}"#),
-                "MODIFY" => format!(r#""OldImage":{image},"NewImage":{image}"#),
-                _ => format!(r#""OldImage":{image}"#),
+                "INSERT" => format!(r#""NewImage":{new}"#),
+                "MODIFY" => format!(r#""OldImage":{old},"NewImage":{new}"#),
+                _ => format!(r#""OldImage":{old}"#),
             };
             let identity = if ttl {
                 r#","userIdentity":{"type":"Service","principalId":"dynamodb.amazonaws.com"}"#
@@ -120,97 +111,49 @@ pub fn dynamodb_records(count: usize, seed: u64) -> Vec<Vec<u8>> {
         .collect()
 }
 
-/// Corpus (b): `count` city-lots features as compact JSON (about 900 bytes each).
-pub fn city_lots(count: usize, seed: u64) -> Vec<Vec<u8>> {
-    let mut rng = Rng::new(seed);
-    (0..count)
-        .map(|_| {
-            let block = rng.below(7600);
-            let lot = rng.below(300);
-            let street = STREETS[rng.below(STREETS.len() as u64) as usize];
-            let st_type = if street == "UNKNOWN" {
-                "null".to_owned()
-            } else {
-                format!("\"{}\"", ST_TYPES[rng.below(ST_TYPES.len() as u64) as usize])
-            };
-            let from = rng.below(4000);
-            let mut out = format!(
-                r#"{{"type":"Feature","properties":{{"MAPBLKLOT":"{block:04}{lot:03}","BLKLOT":"{block:04}{lot:03}","BLOCK_NUM":"{block:04}","LOT_NUM":"{lot:03}","FROM_ST":"{from}","TO_ST":"{}","STREET":"{street}","ST_TYPE":{st_type},"ODD_EVEN":"{}"}},"geometry":{{"type":"Polygon","coordinates":[["#,
-                from + rng.below(40),
-                if from.is_multiple_of(2) { "E" } else { "O" },
-            );
-            let lon = -122.52 + rng.unit() * 0.16;
-            let lat = 37.70 + rng.unit() * 0.11;
-            for point in 0..14 {
-                if point > 0 {
-                    out.push(',');
-                }
-                let _ = write!(
-                    out,
-                    "[{:.15},{:.15},0.0]",
-                    lon + rng.unit() * 0.0004,
-                    lat + rng.unit() * 0.0004
-                );
-            }
-            out.push_str("]]}}");
-            out.into_bytes()
-        })
-        .collect()
-}
-
-/// Five exact-match patterns on (b)'s `properties.STREET`.
-pub fn exact_patterns() -> Vec<String> {
-    ["CRANLEIGH", "17TH", "FULTON", "MARKET", "GEARY"]
+/// A realistic stream-filter set of 10 patterns on corpus (a): `eventName`
+/// INSERT/MODIFY, `NewImage`/`OldImage` attributes with exact, `prefix`,
+/// `equals-ignore-case`, `anything-but`, `exists`, BOOL and NULL values, and
+/// one `$or`. Each entry is the pattern, then the same pattern for quamina,
+/// which has no `$or`: there, its alternatives as separate patterns under
+/// one id (a match of any is a match of the id).
+pub fn stream_patterns() -> Vec<(String, Vec<String>)> {
+    let plain = [
+        r#"{"eventName":["INSERT"],"dynamodb":{"NewImage":{"Status":{"S":["OPEN"]}}}}"#,
+        r#"{"eventName":["MODIFY"],"dynamodb":{"NewImage":{"UserName":{"S":[{"prefix":"user1234"}]}}}}"#,
+        r#"{"eventName":["INSERT","MODIFY"],"dynamodb":{"NewImage":{"Status":{"S":[{"equals-ignore-case":"closed"}]}}}}"#,
+        r#"{"eventName":["INSERT"],"dynamodb":{"NewImage":{"Region":{"S":[{"anything-but":["us-east-1","us-west-2","eu-west-1"]}]}}}}"#,
+        r#"{"eventName":["MODIFY"],"dynamodb":{"NewImage":{"DeletedAt":{"NULL":[{"exists":true}]}}}}"#,
+        r#"{"eventName":["MODIFY"],"dynamodb":{"NewImage":{"Active":{"BOOL":[false]}},"OldImage":{"Active":{"BOOL":[true]}}}}"#,
+        r#"{"eventName":["INSERT"],"dynamodb":{"NewImage":{"DeletedAt":{"NULL":[true]}}}}"#,
+        r#"{"eventName":["INSERT","MODIFY"],"dynamodb":{"Keys":{"SessionId":{"S":[{"prefix":"fff"}]}}}}"#,
+        r#"{"eventName":["MODIFY"],"dynamodb":{"NewImage":{"Priority":{"S":["high"]},"Status":{"S":[{"anything-but":["CLOSED","Closed"]}]}}}}"#,
+    ];
+    let mut set: Vec<(String, Vec<String>)> = plain
         .iter()
-        .map(|s| format!(r#"{{"properties":{{"STREET":["{s}"]}}}}"#))
-        .collect()
+        .map(|p| ((*p).to_owned(), vec![(*p).to_owned()]))
+        .collect();
+    set.push((
+        r#"{"eventName":["INSERT","MODIFY"],"$or":[{"dynamodb":{"NewImage":{"Priority":{"S":["high"]}}}},{"dynamodb":{"NewImage":{"Region":{"S":[{"prefix":"ap-"}]}}}}]}"#.to_owned(),
+        vec![
+            r#"{"eventName":["INSERT","MODIFY"],"dynamodb":{"NewImage":{"Priority":{"S":["high"]}}}}"#.to_owned(),
+            r#"{"eventName":["INSERT","MODIFY"],"dynamodb":{"NewImage":{"Region":{"S":[{"prefix":"ap-"}]}}}}"#.to_owned(),
+        ],
+    ));
+    set
 }
 
-/// 25 patterns on (b): five each of exact, prefix, equals-ignore-case,
-/// anything-but and numeric (on the polygon's coordinates, the data's only
-/// numbers).
-pub fn mixed_patterns() -> Vec<String> {
-    let mut patterns = exact_patterns();
-    for p in ["00", "12", "34", "56", "75"] {
-        patterns.push(format!(
-            r#"{{"properties":{{"BLKLOT":[{{"prefix":"{p}"}}]}}}}"#
-        ));
-    }
-    for s in ["mission", "Valencia", "haight", "Van Ness", "ocean"] {
-        patterns.push(format!(
-            r#"{{"properties":{{"STREET":[{{"equals-ignore-case":"{s}"}}]}}}}"#
-        ));
-    }
-    for (street, st_type) in [
-        ("MARKET", "ST"),
-        ("CASTRO", "AVE"),
-        ("NOE", "BLVD"),
-        ("POLK", "WAY"),
-        ("JUDAH", "TER"),
-    ] {
-        patterns.push(format!(
-            r#"{{"properties":{{"STREET":["{street}"],"ST_TYPE":[{{"anything-but":["{st_type}"]}}]}}}}"#
-        ));
-    }
-    for i in 0..5 {
-        let low = -122.50 + f64::from(i) * 0.03;
-        patterns.push(format!(
-            r#"{{"geometry":{{"coordinates":[{{"numeric":[">=",{low:.3},"<",{:.3}]}}]}}}}"#,
-            low + 0.004
-        ));
-    }
-    patterns
-}
-
-/// `count` distinct patterns on (b) (for the memory figure): exact, prefix
-/// and ignore-case matches on the properties, in rotation.
+/// `count` distinct patterns on corpus (a)'s fields (for the memory figure):
+/// exact, prefix and ignore-case matches on the images, in rotation.
 pub fn many_patterns(count: usize) -> Vec<String> {
     (0..count)
         .map(|i| match i % 3 {
-            0 => format!(r#"{{"properties":{{"BLKLOT":["{i:07}"]}}}}"#),
-            1 => format!(r#"{{"properties":{{"MAPBLKLOT":[{{"prefix":"{i:05}"}}]}}}}"#),
+            0 => format!(r#"{{"dynamodb":{{"NewImage":{{"UserName":{{"S":["user{i}"]}}}}}}}}"#),
+            1 => format!(
+                r#"{{"eventName":["MODIFY"],"dynamodb":{{"Keys":{{"SessionId":{{"S":[{{"prefix":"{i:05x}"}}]}}}}}}}}"#
+            ),
             _ => format!(
-                r#"{{"properties":{{"STREET":[{{"equals-ignore-case":"street{i}"}}],"ODD_EVEN":["E"]}}}}"#
+                r#"{{"dynamodb":{{"OldImage":{{"Status":{{"S":[{{"equals-ignore-case":"status{i}"}}]}},"Region":{{"S":["eu-west-1"]}}}}}}}}"#
             ),
         })
         .collect()

@@ -2,16 +2,22 @@
 //!
 //! Input layout: a pattern (or FilterCriteria file), a NUL byte, then event
 //! bytes. Both dialects parse the pattern; when it is valid, the strict
-//! raw-byte matcher and the parsed-`Value` matcher must agree on every event
-//! that is a JSON object without repeated keys, malformed events must be
-//! errors in strict mode, and whatever strict mode accepts, the lazy
-//! `matches` must accept with the same ids (lazy mode reads less, so it may
-//! accept malformed bytes it never reads; that is not checked).
+//! raw-byte matcher must agree with the reference evaluator
+//! (`ttlstream_filters::reference`, the semantics as code) and with the
+//! parsed-`Value` matcher on every event that is a JSON object without
+//! repeated keys, malformed events must be errors in strict mode, and
+//! whatever strict mode accepts, the lazy `matches` must accept with the
+//! same ids (lazy mode reads less, so it may accept malformed bytes it never
+//! reads; that is not checked).
 
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use ttlstream_filters::{Dialect, Matcher, parse_filter_file_with};
+use ttlstream_filters::{Dialect, Matcher, parse_filter_file_with, reference};
+
+/// Events up to this size are also matched by the reference evaluator, whose
+/// search is exponential in the number of array-held values it can choose.
+const REFERENCE_MAX_BYTES: usize = 256;
 
 fuzz_target!(|data: &[u8]| {
     let (pattern, event) = match data.iter().position(|&b| b == 0) {
@@ -31,7 +37,7 @@ fuzz_target!(|data: &[u8]| {
             let again = ttlstream_filters::Pattern::parse_with(&text, dialect);
             assert_eq!(again.as_ref().ok(), Some(p), "normal form {text}");
         }
-        let matcher = Matcher::new(patterns.into_iter().enumerate());
+        let matcher = Matcher::new(patterns.iter().cloned().enumerate());
         let from_bytes = matcher.matches_strict(event);
         let lazy = matcher.matches(event);
         if let Ok(ids) = &from_bytes {
@@ -42,6 +48,12 @@ fuzz_target!(|data: &[u8]| {
                 if value.is_object() && !has_repeated_keys(event) {
                     let ids = from_bytes.as_ref().expect("valid JSON object event");
                     assert_eq!(ids, &matcher.matches_value(&value));
+                    if event.len() <= REFERENCE_MAX_BYTES {
+                        let expected: Vec<usize> = (0..patterns.len())
+                            .filter(|&i| reference::matches(&patterns[i], &value))
+                            .collect();
+                        assert_eq!(ids, &expected, "matcher and reference disagree");
+                    }
                 }
             }
             // Skipped fields are syntax-checked: malformed JSON is an error.

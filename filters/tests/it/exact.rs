@@ -232,12 +232,3 @@ fn dynamodb_json_is_matched_as_written() {
         &[],
     );
 }
-
-#[test]
-fn field_names_with_dots_are_not_paths() {
-    check(
-        r#"{"a.b": ["x"]}"#,
-        &[json!({"a.b": "x"})],
-        &[json!({"a": {"b": "x"}})],
-    );
-}

@@ -10,6 +10,6 @@ mod filter_files;
 mod matcher_vs_reference;
 mod operators;
 mod pattern_errors;
-mod reference;
 mod required_strings;
+mod service_behaviours;
 mod ttl;

@@ -140,6 +140,44 @@ fn anything_but_prefix_suffix_ignore_case_and_wildcard() {
     );
 }
 
+/// "Content filtering in Amazon EventBridge event patterns", section
+/// "Anything-but matching": `prefix`, `suffix` and `wildcard` take a list of
+/// values as well as one (`{"anything-but": {"prefix": ["us-", "eu-"]}}`;
+/// `aws/event-ruler` `JsonRuleCompiler.processAnythingButValuesSetMatchExpression`).
+#[test]
+fn anything_but_takes_lists_of_prefixes_suffixes_and_wildcards() {
+    check(
+        r#"{"Region": [{"anything-but": {"prefix": ["us-", "eu-"]}}]}"#,
+        &[
+            json!({"Region": "ap-south-1"}),
+            json!({"Region": "US-east-1"}),
+        ],
+        &[
+            json!({"Region": "us-east-1"}),
+            json!({"Region": "eu-west-1"}),
+        ],
+    );
+    check(
+        r#"{"FileName": [{"anything-but": {"suffix": [".png", ".jpg"]}}]}"#,
+        &[json!({"FileName": "a.gif"})],
+        &[json!({"FileName": "a.png"}), json!({"FileName": "b.jpg"})],
+    );
+    check(
+        r#"{"FilePath": [{"anything-but": {"wildcard": ["*/lib/*", "*/bin/*"]}}]}"#,
+        &[json!({"FilePath": "/usr/share/x"})],
+        &[
+            json!({"FilePath": "/usr/lib/x"}),
+            json!({"FilePath": "/usr/bin/x"}),
+        ],
+    );
+    // A list of one is the single value.
+    check(
+        r#"{"Region": [{"anything-but": {"prefix": ["us-"]}}]}"#,
+        &[json!({"Region": "eu-west-1"})],
+        &[json!({"Region": "us-east-1"})],
+    );
+}
+
 #[test]
 fn numeric_comparisons_and_ranges() {
     check(

@@ -230,6 +230,26 @@ fn anything_but_errors_name_their_path() {
         "$.a[0].anything-but",
         "outside the numeric range",
     );
+    rejects(
+        r#"{"a": [{"anything-but": {"prefix": []}}]}"#,
+        "$.a[0].anything-but.prefix",
+        "a non-empty string or a non-empty array of them",
+    );
+    rejects(
+        r#"{"a": [{"anything-but": {"suffix": ["x", ""]}}]}"#,
+        "$.a[0].anything-but.suffix[1]",
+        "a non-empty string",
+    );
+    rejects(
+        r#"{"a": [{"anything-but": {"prefix": ["x", 1]}}]}"#,
+        "$.a[0].anything-but.prefix[1]",
+        "found a number",
+    );
+    rejects(
+        r#"{"a": [{"anything-but": {"wildcard": ["x*", "y**"]}}]}"#,
+        "$.a[0].anything-but.wildcard[1]",
+        "consecutive wildcard characters",
+    );
 }
 
 #[test]
@@ -262,16 +282,6 @@ fn lambda_dialect_names_the_operator_it_lacks() {
     for (text, path, operator) in [
         (r#"{"a": [{"wildcard": "x*"}]}"#, "$.a[0]", "wildcard"),
         (r#"{"a": [{"cidr": "10.0.0.0/8"}]}"#, "$.a[0]", "cidr"),
-        (
-            r#"{"a": [{"prefix": {"equals-ignore-case": "x"}}]}"#,
-            "$.a[0].prefix",
-            "prefix/equals-ignore-case",
-        ),
-        (
-            r#"{"a": [{"suffix": {"equals-ignore-case": "x"}}]}"#,
-            "$.a[0].suffix",
-            "suffix/equals-ignore-case",
-        ),
         (
             r#"{"a": [{"anything-but": {"prefix": "x"}}]}"#,
             "$.a[0].anything-but",
@@ -313,6 +323,20 @@ fn lambda_dialect_names_the_operator_it_lacks() {
             Pattern::parse_with(text, Dialect::EventBridge).is_ok(),
             "{text}"
         );
+    }
+}
+
+/// "Comparison operators for use in event patterns in Amazon EventBridge":
+/// "Begins with (ignore case)" and "Ends with (ignore case)" have "Pipe
+/// support: Yes", the column the Lambda dialect follows.
+#[test]
+fn lambda_dialect_accepts_prefix_and_suffix_ignoring_case() {
+    for text in [
+        r#"{"service": [{"prefix": {"equals-ignore-case": "eventb"}}]}"#,
+        r#"{"service": [{"suffix": {"equals-ignore-case": "tBridge"}}]}"#,
+    ] {
+        let pattern = Pattern::parse(text);
+        assert!(pattern.is_ok(), "{text}: {pattern:?}");
     }
 }
 

@@ -183,3 +183,62 @@ fn match_with_a_missing_events_file_exits_2() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("nope.ndjson"), "{}", stderr(&out));
 }
+
+/// What AWS accepts and how it matches, from the command line: `prefix` with
+/// `equals-ignore-case` is Lambda's too ("Pipe support: Yes" in
+/// EventBridge's "Comparison operators" table), a key with a dot names a
+/// nested field, `anything-but` takes a list of prefixes, and an operator
+/// name cannot name a field inside `$or` (`filters/PATTERNS.md`, "Service
+/// behaviours").
+#[test]
+fn test_follows_the_service_on_the_pattern_language() {
+    for (pattern, event, dialect, answer) in [
+        (
+            r#"{"service": [{"prefix": {"equals-ignore-case": "eventb"}}]}"#,
+            r#"{"service": "EventBridge"}"#,
+            "lambda",
+            "true\n",
+        ),
+        (
+            r#"{"detail": {"state": {"status": ["running"]}}}"#,
+            r#"{"detail": {"state.status": "running"}}"#,
+            "lambda",
+            "true\n",
+        ),
+        (
+            r#"{"Region": [{"anything-but": {"prefix": ["us-", "eu-"]}}]}"#,
+            r#"{"Region": "eu-west-1"}"#,
+            "eventbridge",
+            "false\n",
+        ),
+    ] {
+        let files = [("p.json", pattern), ("e.json", event)];
+        let args = [
+            "filter",
+            "test",
+            "--pattern",
+            "p.json",
+            "--event",
+            "e.json",
+            "--dialect",
+            dialect,
+        ];
+        let out = ttlstream(&args, &files, None);
+        assert_eq!(out.status.code(), Some(0), "{pattern}: {}", stderr(&out));
+        assert_eq!(stdout(&out), answer, "{pattern}");
+    }
+    let files = [
+        ("p.json", r#"{"$or": [{"prefix": ["x"]}, {"b": ["y"]}]}"#),
+        ("e.json", r#"{"prefix": "x"}"#),
+    ];
+    let args = ["filter", "test", "--pattern", "p.json", "--event", "e.json"];
+    let out = ttlstream(&args, &files, None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains(
+            r#"$.$or[0].prefix: "prefix" is a reserved word and cannot name a field inside $or"#
+        ),
+        "{}",
+        stderr(&out)
+    );
+}

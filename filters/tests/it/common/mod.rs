@@ -5,18 +5,25 @@ use proptest::prelude::*;
 use serde_json::{Map, Value};
 use ttlstream_filters::{Dialect, Matcher, Pattern};
 
-/// Whether `pattern` (EventBridge dialect: the full language) matches `event`.
+/// Whether `pattern` (EventBridge dialect: the full language) matches
+/// `event`, by the matcher's bytes and `Value` entry points, which must agree
+/// with each other and with the reference evaluator.
 pub fn hit(pattern: &str, event: &Value) -> bool {
-    let pattern = Pattern::parse_with(pattern, Dialect::EventBridge)
+    let parsed = Pattern::parse_with(pattern, Dialect::EventBridge)
         .unwrap_or_else(|e| panic!("pattern {pattern}: {e}"));
-    let m = Matcher::new([((), pattern)]);
+    let by_reference = ttlstream_filters::reference::matches(&parsed, event);
+    let m = Matcher::new([((), parsed)]);
     let by_value = !m.matches_value(event).is_empty();
     let by_bytes = !m.matches(event.to_string().as_bytes()).unwrap().is_empty();
     assert_eq!(
         by_value, by_bytes,
         "matches and matches_value disagree on {event}"
     );
-    by_value
+    assert_eq!(
+        by_bytes, by_reference,
+        "the matcher and the reference evaluator disagree: {pattern} on {event}"
+    );
+    by_bytes
 }
 
 /// Assert `pattern` matches every event in `yes` and none in `no`.

@@ -1,10 +1,12 @@
-//! Stage 1: JSON value -> validated [`Pattern`] AST (objects, fields, `$or`, value arrays).
+//! Stage 1, parse: pattern JSON -> a validated [`Pattern`] (objects, fields,
+//! `$or`, match-value arrays).
 //!
-//! Operator objects (`{"prefix": ...}`, `{"numeric": [...]}`, ...) are parsed in
-//! [`crate::operator`]. The rules follow AWS's rule compiler: a pattern is a
+//! Operator objects (`{"prefix": ...}`, `{"numeric": [...]}`, ...) are parsed
+//! in [`operator`], filter files in [`filter_file`]. The rules follow AWS's
+//! rule compiler (`aws/event-ruler`, `JsonRuleCompiler`): a pattern is a
 //! non-empty object; a field is a non-empty object or a non-empty array; an
-//! array holds strings, numbers, booleans, `null` or one-key operator objects;
-//! `$or` is an array of at least two non-empty objects.
+//! array holds strings, numbers, booleans, `null` or one-key operator
+//! objects; `$or` is an array of at least two non-empty objects.
 
 use std::collections::BTreeMap;
 
@@ -15,6 +17,10 @@ use crate::error::{PatternError, json_type, strip_position};
 use crate::limits::Limits;
 use crate::path;
 use crate::pattern::{FieldPattern, Literal, ObjectPattern, Pattern, ValuePattern};
+use crate::wildcard::Wildcard;
+
+pub(crate) mod filter_file;
+mod operator;
 
 /// What parsing is checked against.
 #[derive(Debug, Clone, Copy)]
@@ -127,7 +133,7 @@ impl Pattern {
                 found: json_type(value),
             });
         };
-        let (root, _branches) = parse_object(map, "$", 1, &rules)?;
+        let (root, _branches) = parse_object(map, "$", 1, false, &rules)?;
         let chars = value.to_string().chars().count();
         if chars > limits.max_pattern_chars {
             return Err(PatternError::TooLong {
@@ -137,15 +143,48 @@ impl Pattern {
                 dialect,
             });
         }
+        wildcard_complexity(&root, &limits)?;
         Ok(Pattern { root })
     }
 }
 
-/// Parse one object level; returns it and how many `$or` branches it expands to.
+/// The field names AWS's rule compiler reserves inside `$or`: its operator
+/// names, numeric comparison operators and words kept for future operators
+/// (`aws/event-ruler`, `Constants.RESERVED_FIELD_NAMES_IN_OR_RELATIONSHIP`).
+const RESERVED_IN_OR: &[&str] = &[
+    "exactly",
+    "equals-ignore-case",
+    "prefix",
+    "suffix",
+    "anything-but",
+    "exists",
+    "wildcard",
+    "numeric",
+    "cidr",
+    "=",
+    "<",
+    "<=",
+    ">",
+    ">=",
+    "regex",
+    "not-wildcard",
+    "not-equals-ignore-case",
+    "date-after",
+    "date-on-or-after",
+    "date-before",
+    "date-on-or-before",
+    "in-date-range",
+    "ip-address-in-range",
+    "ip-address-not-in-range",
+];
+
+/// Parse one object level (`inside_or`: within a `$or` alternative); returns
+/// it and how many `$or` branches it expands to.
 fn parse_object(
     map: &Map<String, Value>,
     at: &str,
     depth: usize,
+    inside_or: bool,
     rules: &Rules,
 ) -> Result<(ObjectPattern, usize), PatternError> {
     if depth > rules.limits.max_depth {
@@ -164,6 +203,12 @@ fn parse_object(
     let mut branches: usize = 1;
     for (name, value) in map {
         let here = path::child(at, name);
+        if inside_or && RESERVED_IN_OR.contains(&name.as_str()) {
+            return Err(PatternError::ReservedFieldName {
+                path: here,
+                field: name.clone(),
+            });
+        }
         if name == "$or" {
             rules.require(&here, "$or")?;
             let (alternatives, count) = parse_or(value, &here, depth, rules)?;
@@ -173,7 +218,7 @@ fn parse_object(
         }
         let field = match value {
             Value::Object(inner) => {
-                let (object, count) = parse_object(inner, &here, depth + 1, rules)?;
+                let (object, count) = parse_object(inner, &here, depth + 1, inside_or, rules)?;
                 branches = bounded(branches, count, &here, rules)?;
                 FieldPattern::Object(object)
             }
@@ -232,7 +277,7 @@ fn parse_or(
                 found: json_type(item),
             });
         };
-        let (object, count) = parse_object(map, &here, depth + 1, rules)?;
+        let (object, count) = parse_object(map, &here, depth + 1, true, rules)?;
         total = total.saturating_add(count);
         if total > rules.limits.max_branches {
             return Err(PatternError::TooManyBranches {
@@ -266,8 +311,65 @@ fn parse_values(
                 Value::Number(n) => ValuePattern::Exact(Literal::Number(n.clone())),
                 Value::String(s) => ValuePattern::Exact(Literal::String(s.clone())),
                 Value::Array(_) => return Err(PatternError::NestedArray { path: here }),
-                Value::Object(map) => crate::operator::parse_operator(map, &here, rules)?,
+                Value::Object(map) => operator::parse_operator(map, &here, rules)?,
             })
         })
         .collect()
+}
+
+/// Reject the pattern if the `wildcard`s at one field are too complex
+/// ([`Limits::max_wildcard_complexity`]). Fields are told apart as AWS's
+/// matcher tells them, by their names joined with `.`, so the wildcards of
+/// every `$or` alternative at one field count together.
+fn wildcard_complexity(root: &ObjectPattern, limits: &Limits) -> Result<(), PatternError> {
+    let mut fields: Vec<(String, String, Vec<&Wildcard>)> = Vec::new();
+    collect_wildcards(root, "$", None, &mut fields);
+    for (_, at, wildcards) in fields {
+        let complexity = crate::wildcard::complexity(&wildcards, limits.max_wildcard_complexity);
+        if complexity > limits.max_wildcard_complexity {
+            return Err(PatternError::WildcardComplexity {
+                path: at,
+                complexity,
+                max: limits.max_wildcard_complexity,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The `wildcard` operands of `object` (at JSON path `at`, its fields named
+/// below `prefix`), per field: `(joined name, JSON path of its first
+/// occurrence, operands)`.
+fn collect_wildcards<'p>(
+    object: &'p ObjectPattern,
+    at: &str,
+    prefix: Option<&str>,
+    fields: &mut Vec<(String, String, Vec<&'p Wildcard>)>,
+) {
+    for (name, field) in &object.fields {
+        let here = path::child(at, name);
+        let joined = prefix.map_or_else(|| name.clone(), |prefix| format!("{prefix}.{name}"));
+        match field {
+            FieldPattern::Object(inner) => collect_wildcards(inner, &here, Some(&joined), fields),
+            FieldPattern::Values(values) => {
+                let wildcards: Vec<&Wildcard> = (values.iter())
+                    .filter_map(|value| match value {
+                        ValuePattern::Wildcard(w) => Some(w),
+                        _ => None,
+                    })
+                    .collect();
+                if wildcards.is_empty() {
+                    continue;
+                }
+                match fields.iter_mut().find(|(known, ..)| *known == joined) {
+                    Some((_, _, all)) => all.extend(wildcards),
+                    None => fields.push((joined, here, wildcards)),
+                }
+            }
+        }
+    }
+    for (i, alternative) in object.any_of.iter().flatten().enumerate() {
+        let here = path::index(&path::child(at, "$or"), i);
+        collect_wildcards(alternative, &here, prefix, fields);
+    }
 }

@@ -1,4 +1,4 @@
-//! Stage 1b: operator objects -> [`ValuePattern`]s.
+//! Operator objects (`{"prefix": "x"}`, `{"numeric": [...]}`, ...) -> [`ValuePattern`]s.
 //!
 //! An operator object has exactly one key. Accepted shapes follow "Comparison
 //! operators for use in event patterns in Amazon EventBridge" and AWS's rule
@@ -54,12 +54,12 @@ pub(crate) fn parse_operator(
         "wildcard" => Ok(ValuePattern::Wildcard(wildcard(operand, &here)?)),
         "cidr" => {
             let text = string(name, operand, &here)?;
-            Cidr::parse(&text).map_err(|reason| PatternError::Cidr {
+            let cidr = Cidr::parse(&text).map_err(|reason| PatternError::Cidr {
                 path: here,
                 value: text.clone(),
                 reason,
             })?;
-            Ok(ValuePattern::Cidr(text))
+            Ok(ValuePattern::Cidr(cidr))
         }
         "exists" => match operand {
             Value::Bool(b) => Ok(ValuePattern::Exists(*b)),
@@ -94,14 +94,13 @@ fn string(operator: &str, operand: &Value, at: &str) -> Result<String, PatternEr
     }
 }
 
-fn wildcard(operand: &Value, at: &str) -> Result<String, PatternError> {
+fn wildcard(operand: &Value, at: &str) -> Result<Wildcard, PatternError> {
     let text = string("wildcard", operand, at)?;
     Wildcard::parse(&text).map_err(|reason| PatternError::Wildcard {
         path: at.to_owned(),
         value: text.clone(),
         reason,
-    })?;
-    Ok(text)
+    })
 }
 
 /// `{"prefix": "x"}` or `{"prefix": {"equals-ignore-case": "x"}}`, same for suffix.
@@ -263,29 +262,62 @@ fn parse_anything_but(
                 }
             }
             match key.as_str() {
-                "prefix" | "suffix" => {
-                    let s = string(key, value, &here)?;
-                    if s.is_empty() {
-                        return Err(PatternError::BadOperand {
-                            path: here,
-                            operator: format!("{NAME}/{key}"),
-                            expected: "a non-empty string",
-                            found: "an empty string".to_owned(),
-                        });
-                    }
-                    if key == "prefix" {
-                        AnythingBut::Prefix(s)
-                    } else {
-                        AnythingBut::Suffix(s)
-                    }
-                }
-                "wildcard" => AnythingBut::Wildcard(wildcard(value, &here)?),
+                "prefix" => AnythingBut::Prefix(affix_list(key, value, &here)?),
+                "suffix" => AnythingBut::Suffix(affix_list(key, value, &here)?),
+                "wildcard" => AnythingBut::Wildcard(one_or_many(
+                    "anything-but/wildcard",
+                    value,
+                    &here,
+                    wildcard,
+                )?),
                 _ => AnythingBut::IgnoreCase(ignore_case_list(value, &here)?),
             }
         }
         other => return Err(bad(NAME, EXPECTED, other, at)),
     };
     Ok(ValuePattern::AnythingBut(but))
+}
+
+/// A string or a non-empty array of them, each read by `read` at its path.
+fn one_or_many<T>(
+    operator: &str,
+    value: &Value,
+    at: &str,
+    read: impl Fn(&Value, &str) -> Result<T, PatternError>,
+) -> Result<Vec<T>, PatternError> {
+    match value {
+        Value::Array(items) if !items.is_empty() => items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| read(item, &path::index(at, i)))
+            .collect(),
+        Value::Array(_) => Err(PatternError::BadOperand {
+            path: at.to_owned(),
+            operator: operator.to_owned(),
+            expected: "a non-empty string or a non-empty array of them",
+            found: "an empty array".to_owned(),
+        }),
+        one => Ok(vec![read(one, at)?]),
+    }
+}
+
+/// The operand of `anything-but`'s `prefix` or `suffix`: one non-empty
+/// string or a non-empty array of them (`aws/event-ruler`: "Null
+/// prefix/suffix not allowed").
+fn affix_list(key: &str, value: &Value, at: &str) -> Result<Vec<String>, PatternError> {
+    let operator = format!("anything-but/{key}");
+    one_or_many(&operator, value, at, |item, here| {
+        let s = string(key, item, here)?;
+        if s.is_empty() {
+            return Err(PatternError::BadOperand {
+                path: here.to_owned(),
+                operator: operator.clone(),
+                expected: "a non-empty string",
+                found: "an empty string".to_owned(),
+            });
+        }
+        Ok(s)
+    })
 }
 
 fn anything_but_list(items: &[Value], at: &str) -> Result<AnythingBut, PatternError> {
