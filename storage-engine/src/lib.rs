@@ -49,8 +49,17 @@
 //!   `if_not_exists` / `list_append` / exact decimal `+` `-`, REMOVE, ADD,
 //!   DELETE), KeyConditionExpression, FilterExpression, ProjectionExpression,
 //!   `ExpressionAttributeNames` / `Values`, `Limit` / `ExclusiveStartKey` /
-//!   `LastEvaluatedKey` pagination. Errors are [`ExpressionError`]s worded
-//!   like DynamoDB's `ValidationException`.
+//!   `LastEvaluatedKey` pagination, parallel Scan segments; and the legacy
+//!   parameters (`Expected`, `AttributeUpdates`, `AttributesToGet`,
+//!   `KeyConditions`, `QueryFilter`, `ScanFilter`) mapped onto them.
+//!   Errors are [`ExpressionError`]s worded like DynamoDB's
+//!   `ValidationException`. Parsing is bounded: no recursion per
+//!   parenthesis, [`MAX_EXPRESSION_BYTES`], [`MAX_OPERATORS`].
+//! * DynamoDB's item limits, checked before anything is written: keys up
+//!   to [`MAX_PARTITION_KEY_BYTES`] / [`MAX_SORT_KEY_BYTES`], attribute
+//!   names up to [`MAX_ATTRIBUTE_NAME_BYTES`], [`MAX_NESTING_LEVELS`],
+//!   400 KB items, sets without duplicates; Numbers are stored in
+//!   DynamoDB's canonical text (`1e3` as `1000`).
 //! * Global and local secondary indexes ([`GlobalSecondaryIndex`],
 //!   [`LocalSecondaryIndex`], [`Projection`]), sparse, kept in the same
 //!   batch as the item, also on TTL deletions; Query and Scan on an index.

@@ -78,12 +78,14 @@ fn check(
     }
 }
 
+/// `NONE` or `ALL_OLD` only, with DynamoDB's message ("ReturnValues can
+/// only be ALL_OLD or NONE").
 fn old_only(table: &str, what: &str, rv: ReturnValue) -> Result<(), WriteError> {
     match rv {
         ReturnValue::None | ReturnValue::AllOld => Ok(()),
-        other => Err(validation(
+        _ => Err(validation(
             table,
-            format!("{what} can only be ALL_OLD or NONE (not {other:?})"),
+            format!("{what} can only be ALL_OLD or NONE"),
         )),
     }
 }
