@@ -25,8 +25,8 @@ use tower::ServiceExt;
 use ttlstream_engine::server::{ServerOptions, router};
 use ttlstream_engine::{
     AttributeValue, DeleteItemInput, Engine, EngineOptions, GetItemInput, GlobalSecondaryIndex,
-    Item, Projection, PutItemInput, QueryInput, ScalarAttributeType, ScanInput, StreamViewType,
-    TableDefinition, UpdateItemInput, KeyAttribute,
+    Item, KeyAttribute, Projection, PutItemInput, QueryInput, ScalarAttributeType, ScanInput,
+    StreamViewType, TableDefinition, UpdateItemInput,
 };
 
 const OPERATIONS: &[&str] = &[
@@ -95,8 +95,14 @@ fn populate(engine: &Engine) {
             ("a".to_string(), n("5")),
             ("name".to_string(), s("alice")),
             ("m".to_string(), AttributeValue::M(nested)),
-            ("ss".to_string(), AttributeValue::Ss(vec!["a".into(), "b".into()])),
-            ("ns".to_string(), AttributeValue::Ns(vec!["1".into(), "2".into()])),
+            (
+                "ss".to_string(),
+                AttributeValue::Ss(vec!["a".into(), "b".into()]),
+            ),
+            (
+                "ns".to_string(),
+                AttributeValue::Ns(vec!["1".into(), "2".into()]),
+            ),
             ("l".to_string(), AttributeValue::L(vec![s("y"), n("3")])),
             ("flag".to_string(), AttributeValue::Bool(true)),
         ])
@@ -126,7 +132,10 @@ fn world() -> &'static World {
 }
 
 fn placeholders() -> (HashMap<String, String>, HashMap<String, AttributeValue>) {
-    let names = HashMap::from([("#n".to_string(), "name".to_string()), ("#m".to_string(), "m".to_string())]);
+    let names = HashMap::from([
+        ("#n".to_string(), "name".to_string()),
+        ("#m".to_string(), "m".to_string()),
+    ]);
     let values = HashMap::from([
         (":v".to_string(), n("1")),
         (":s".to_string(), s("a")),
