@@ -186,40 +186,7 @@ impl Engine {
     /// [`TableError::AlreadyExists`]; [`TableError::Invalid`] for a bad name or
     /// key schema; [`TableError::Storage`].
     pub fn create_table(&self, definition: TableDefinition) -> Result<(), TableError> {
-        let table = definition.table_name.clone();
-        definition
-            .validate()
-            .map_err(|message| TableError::Invalid {
-                table: table.clone(),
-                message,
-            })?;
-        let mut state = self.lock_writes();
-        if self.table_meta(&table).is_some() {
-            return Err(TableError::AlreadyExists { table });
-        }
-        let meta = TableMeta {
-            id: state.next_table_id,
-            definition,
-            time_to_live: None,
-            time_to_live_updated_at_millis: None,
-        };
-        // The table and, if it has a stream, its stream and first shard: one batch.
-        let store = &self.inner.store;
-        let now = self.inner.clock.now_millis();
-        let mut alloc = state.alloc();
-        let mut batch = store.db.batch();
-        batch.insert(
-            &store.meta,
-            table_meta_key(&table),
-            crate::storage::encode_json("table metadata", &meta)?,
-        );
-        self.stage_stream_enable(&mut batch, &mut alloc, meta.id, &meta.definition, now)?;
-        batch.commit()?;
-        let done = alloc.finish();
-        state.apply(done);
-        state.next_table_id = state.next_table_id.saturating_add(1);
-        self.cache_meta(meta);
-        Ok(())
+        self.create_table_with_properties(definition, crate::table::TableProperties::default())
     }
 
     /// The definition of `table` (DynamoDB `DescribeTable`).

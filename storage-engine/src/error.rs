@@ -112,6 +112,9 @@ pub enum WriteError {
     ConditionalCheckFailed {
         /// Table name.
         table: String,
+        /// The item as it was, when the request asked for it
+        /// (`ReturnValuesOnConditionCheckFailure` `ALL_OLD`) and it exists.
+        item: Option<serde_dynamo::Item>,
     },
     /// An expression or its placeholders are invalid (DynamoDB
     /// `ValidationException`). Nothing was written.

@@ -12,7 +12,7 @@
 
 use crate::error::StorageError;
 use crate::item::primary_key_bytes;
-use crate::key::encode_key_value;
+use crate::key::{KeyRole, KeyValueError, encode_key_part, encode_key_value};
 use crate::storage::{Store, TableMeta};
 use crate::table::{KeyAttribute, ScalarAttributeType, TableDefinition};
 use fjall::OwnedWriteBatch;
@@ -206,13 +206,22 @@ pub(crate) fn validate(def: &TableDefinition) -> Result<(), String> {
 /// A message naming the index and attribute.
 pub(crate) fn validate_item(def: &TableDefinition, item: &Item) -> Result<(), String> {
     for ix in indexes(def) {
-        for k in ix.key_attributes() {
+        let roles = std::iter::once((ix.partition_key, KeyRole::Partition))
+            .chain(ix.sort_key.map(|k| (k, KeyRole::Sort)));
+        for (k, role) in roles {
             if let Some(v) = item.get(&k.attribute_name) {
-                encode_key_value(k.attribute_type, v, &mut Vec::new()).map_err(|m| {
-                    format!(
-                        "One or more parameter values were invalid: index `{}` key attribute `{}` {m}",
-                        ix.name, k.attribute_name
-                    )
+                encode_key_part(k.attribute_type, role, v, &mut Vec::new()).map_err(|e| {
+                    let (name, index) = (&k.attribute_name, ix.name);
+                    match e {
+                        KeyValueError::Type { expected, actual } => format!(
+                            "One or more parameter values were invalid: Type mismatch for Index Key {name} Expected: {expected} Actual: {actual} IndexName: {index}"
+                        ),
+                        KeyValueError::Empty { binary } => format!(
+                            "One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty {} value. IndexName: {index}, IndexKey: {name}",
+                            if binary { "binary" } else { "string" }
+                        ),
+                        other => other.message(name),
+                    }
                 })?;
             }
         }

@@ -3,7 +3,7 @@
 //! Rules follow "Supported data types and naming rules in Amazon DynamoDB" and
 //! "Item sizes and formats" in the DynamoDB Developer Guide.
 
-use crate::key::encode_key_value;
+use crate::key::{KeyRole, KeyValueError, encode_key_part};
 use crate::number::Decimal;
 use crate::table::TableDefinition;
 use serde_dynamo::{AttributeValue, Item};
@@ -11,25 +11,51 @@ use serde_dynamo::{AttributeValue, Item};
 /// DynamoDB's maximum item size: 400 KB.
 pub const MAX_ITEM_SIZE_BYTES: u64 = 400 * 1024;
 
+/// Longest attribute name, in bytes, at any depth: DynamoDB accepts 65,535
+/// and refuses 65,536 ("Constraints in Amazon DynamoDB", "Attribute names":
+/// "no greater than 64 KB long").
+pub const MAX_ATTRIBUTE_NAME_BYTES: usize = 65_535;
+
+/// Deepest nesting of List and Map values: DynamoDB "supports nested
+/// attributes up to 32 levels deep" ("Constraints in Amazon DynamoDB"),
+/// the attribute itself being level 1, so a leaf may sit inside at most 31
+/// Lists or Maps.
+pub const MAX_NESTING_LEVELS: usize = 32;
+
+/// DynamoDB's message for a too deeply nested value.
+pub(crate) const NESTING_MESSAGE: &str = "Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit";
+
+/// DynamoDB's message for an attribute name over [`MAX_ATTRIBUTE_NAME_BYTES`].
+pub(crate) const NAME_TOO_LARGE: &str =
+    "1 validation error detected: Attribute name is too large, must be less than 65536 bytes";
+
 /// Encodes the primary key of `item` (which may hold other attributes too).
 ///
 /// # Errors
 ///
-/// A message naming the key attribute that is missing or of the wrong type.
+/// DynamoDB's message for a key attribute that is missing, of the wrong
+/// type, empty or over its size limit.
 pub(crate) fn primary_key_bytes(def: &TableDefinition, item: &Item) -> Result<Vec<u8>, String> {
     let mut out = Vec::with_capacity(32);
-    for k in def.key_attributes() {
+    for (k, role) in key_roles(def) {
         let v = item.get(&k.attribute_name).ok_or_else(|| {
             format!(
-                "key attribute `{}` ({}) is missing",
-                k.attribute_name,
-                k.attribute_type.as_str()
+                "One or more parameter values were invalid: Missing the key {} in the item",
+                k.attribute_name
             )
         })?;
-        encode_key_value(k.attribute_type, v, &mut out)
-            .map_err(|m| format!("key attribute `{}` {m}", k.attribute_name))?;
+        encode_key_part(k.attribute_type, role, v, &mut out)
+            .map_err(|e| e.message(&k.attribute_name))?;
     }
     Ok(out)
+}
+
+/// The key attributes of `def` with their roles.
+fn key_roles(
+    def: &TableDefinition,
+) -> impl Iterator<Item = (&crate::table::KeyAttribute, KeyRole)> {
+    std::iter::once((&def.partition_key, KeyRole::Partition))
+        .chain(def.sort_key.iter().map(|k| (k, KeyRole::Sort)))
 }
 
 /// Encodes a key given as a key-only item (GetItem/DeleteItem/UpdateItem
@@ -37,17 +63,27 @@ pub(crate) fn primary_key_bytes(def: &TableDefinition, item: &Item) -> Result<Ve
 ///
 /// # Errors
 ///
-/// A message for a missing, mistyped or extra attribute.
+/// "The provided key element does not match the schema" (DynamoDB's
+/// message) for a missing, mistyped or extra attribute; DynamoDB's message
+/// for an empty or oversized key value.
 pub(crate) fn key_only_bytes(def: &TableDefinition, key: &Item) -> Result<Vec<u8>, String> {
-    if let Some(extra) = key
-        .keys()
-        .find(|name| !def.key_attributes().any(|k| &k.attribute_name == *name))
+    const MISMATCH: &str = "The provided key element does not match the schema";
+    if key.len() != def.key_attributes().count()
+        || key
+            .keys()
+            .any(|name| !def.key_attributes().any(|k| &k.attribute_name == name))
     {
-        return Err(format!(
-            "the provided key element does not match the schema: `{extra}` is not a key attribute"
-        ));
+        return Err(MISMATCH.to_string());
     }
-    primary_key_bytes(def, key)
+    let mut out = Vec::with_capacity(32);
+    for (k, role) in key_roles(def) {
+        let v = key.get(&k.attribute_name).ok_or(MISMATCH)?;
+        encode_key_part(k.attribute_type, role, v, &mut out).map_err(|e| match e {
+            KeyValueError::Type { .. } => MISMATCH.to_string(),
+            other => other.message(&k.attribute_name),
+        })?;
+    }
+    Ok(out)
 }
 
 /// The key attributes of `item`, as an item (a change record's `Keys`).
@@ -61,28 +97,35 @@ pub(crate) fn key_item(def: &TableDefinition, item: &Item) -> Item {
     keys
 }
 
-/// Validates a whole item for a put: key attributes, the types of secondary
-/// index key attributes, every attribute name and value, and the 400 KB size limit.
+/// Validates a whole item for a put and brings its Numbers to DynamoDB's
+/// canonical text (`1e3` -> `1000`, so keys compare and images print as
+/// DynamoDB's do): key attributes, the types of secondary index key
+/// attributes, every attribute name and value, and the 400 KB size limit.
+/// Returns the encoded primary key.
 ///
 /// # Errors
 ///
-/// A message naming the offending attribute.
-pub(crate) fn validate_item(def: &TableDefinition, item: &Item) -> Result<Vec<u8>, String> {
+/// DynamoDB's message for the first problem found.
+pub(crate) fn validate_item(def: &TableDefinition, item: &mut Item) -> Result<Vec<u8>, String> {
     let key = primary_key_bytes(def, item)?;
     crate::index::validate_item(def, item)?;
-    // One pass: each Number is parsed once, for its validity and its size.
+    // One pass: each Number is parsed once, for its validity, its canonical
+    // text and its size.
     let mut size = 0u64;
-    for (name, value) in item.iter() {
+    for (name, value) in item.iter_mut() {
         if name.is_empty() {
-            return Err("attribute names must not be empty".to_string());
+            return Err(
+                "One or more parameter values were invalid: An AttributeName cannot be empty"
+                    .to_string(),
+            );
         }
-        size += name.len() as u64
-            + checked_value_size(value).map_err(|m| format!("attribute `{name}`: {m}"))?;
+        if name.len() > MAX_ATTRIBUTE_NAME_BYTES {
+            return Err(NAME_TOO_LARGE.to_string());
+        }
+        size += name.len() as u64 + checked_value_size(value, 1)?;
     }
     if size > MAX_ITEM_SIZE_BYTES {
-        return Err(format!(
-            "item size {size} bytes exceeds the maximum of {MAX_ITEM_SIZE_BYTES} bytes"
-        ));
+        return Err("Item size has exceeded the maximum allowed size".to_string());
     }
     Ok(key)
 }
@@ -91,30 +134,30 @@ pub(crate) fn validate_item(def: &TableDefinition, item: &Item) -> Result<Vec<u8
 ///
 /// # Errors
 ///
-/// A message naming the attribute: empty name, invalid Number, empty set.
+/// As [`validate_item`] for one attribute.
 pub(crate) fn validate_attribute(name: &str, value: &AttributeValue) -> Result<(), String> {
     if name.is_empty() {
-        return Err("attribute names must not be empty".to_string());
+        return Err(
+            "One or more parameter values were invalid: An AttributeName cannot be empty"
+                .to_string(),
+        );
     }
-    validate_value(value).map_err(|m| format!("attribute `{name}`: {m}"))
+    if name.len() > MAX_ATTRIBUTE_NAME_BYTES {
+        return Err(NAME_TOO_LARGE.to_string());
+    }
+    validate_value(value)
 }
 
-fn validate_value(value: &AttributeValue) -> Result<(), String> {
-    match value {
-        AttributeValue::N(n) => Decimal::parse_dynamodb(n).map(|_| ()),
-        AttributeValue::Ns(ns) => {
-            if ns.is_empty() {
-                return Err("an NS set must not be empty".to_string());
-            }
-            ns.iter()
-                .try_for_each(|n| Decimal::parse_dynamodb(n).map(|_| ()))
-        }
-        AttributeValue::Ss(v) if v.is_empty() => Err("an SS set must not be empty".to_string()),
-        AttributeValue::Bs(v) if v.is_empty() => Err("a BS set must not be empty".to_string()),
-        AttributeValue::L(l) => l.iter().try_for_each(validate_value),
-        AttributeValue::M(m) => m.values().try_for_each(validate_value),
-        _ => Ok(()),
-    }
+/// Validates a value as an item's attribute value would be (Numbers,
+/// sets, nesting, map keys), without changing it: an
+/// `ExpressionAttributeValues` entry.
+///
+/// # Errors
+///
+/// DynamoDB's message (without the `1 validation error detected: `
+/// envelope of a nesting error).
+pub(crate) fn validate_value(value: &AttributeValue) -> Result<(), String> {
+    checked_value_size(&mut value.clone(), 1).map(|_| ())
 }
 
 /// Approximate DynamoDB size of an item: for each attribute, the UTF-8 length
@@ -148,40 +191,114 @@ pub fn value_size_bytes(v: &AttributeValue) -> u64 {
     }
 }
 
-/// [`value_size_bytes`] of a value that is also validated as
-/// [`validate_value`] does (each Number parsed once).
-fn checked_value_size(v: &AttributeValue) -> Result<u64, String> {
+/// [`value_size_bytes`] of a value at nesting `level` (1 for an
+/// attribute), validated and with its Numbers made canonical in place:
+/// Numbers, non-empty sets without duplicates (Numbers compared by value),
+/// at most [`MAX_NESTING_LEVELS`], map keys within
+/// [`MAX_ATTRIBUTE_NAME_BYTES`]. Recursion is bounded by the nesting limit,
+/// checked before each descent.
+fn checked_value_size(v: &mut AttributeValue, level: usize) -> Result<u64, String> {
     Ok(match v {
-        AttributeValue::N(n) => decimal_size(&Decimal::parse_dynamodb(n)?),
+        AttributeValue::N(n) => {
+            let d = Decimal::parse_dynamodb(n)?;
+            canonicalize(n, &d);
+            decimal_size(&d)
+        }
         AttributeValue::Ns(ns) => {
             if ns.is_empty() {
-                return Err("an NS set must not be empty".to_string());
+                return Err(
+                    "One or more parameter values were invalid: An number set  may not be empty"
+                        .to_string(),
+                );
             }
             let mut size = 0;
-            for n in ns {
-                size += decimal_size(&Decimal::parse_dynamodb(n)?);
+            for n in ns.iter_mut() {
+                let d = Decimal::parse_dynamodb(n)?;
+                canonicalize(n, &d);
+                size += decimal_size(&d);
+            }
+            if has_duplicates(ns) {
+                return Err("Input collection contains duplicates".to_string());
             }
             size
         }
+        AttributeValue::Ss(ss) => {
+            if ss.is_empty() {
+                return Err(
+                    "One or more parameter values were invalid: An string set  may not be empty"
+                        .to_string(),
+                );
+            }
+            if has_duplicates(ss) {
+                return Err(format!(
+                    "One or more parameter values were invalid: Input collection [{}] contains duplicates.",
+                    ss.join(", ")
+                ));
+            }
+            ss.iter().map(|e| e.len() as u64).sum()
+        }
+        AttributeValue::Bs(bs) => {
+            if bs.is_empty() {
+                return Err(
+                    "One or more parameter values were invalid: Binary sets should not be empty"
+                        .to_string(),
+                );
+            }
+            if has_duplicates(bs) {
+                use base64::Engine as _;
+                let shown: Vec<String> = bs
+                    .iter()
+                    .map(|b| base64::engine::general_purpose::STANDARD.encode(b))
+                    .collect();
+                return Err(format!(
+                    "One or more parameter values were invalid: Input collection [{}]of type BS contains duplicates.",
+                    shown.join(", ")
+                ));
+            }
+            bs.iter().map(|e| e.len() as u64).sum()
+        }
         AttributeValue::L(l) => {
+            if level >= MAX_NESTING_LEVELS {
+                return Err(format!("1 validation error detected: {NESTING_MESSAGE}"));
+            }
             let mut size = 3;
-            for e in l {
-                size += 1 + checked_value_size(e)?;
+            for e in l.iter_mut() {
+                size += 1 + checked_value_size(e, level + 1)?;
             }
             size
         }
         AttributeValue::M(m) => {
+            if level >= MAX_NESTING_LEVELS {
+                return Err(format!("1 validation error detected: {NESTING_MESSAGE}"));
+            }
             let mut size = 3;
-            for (k, e) in m {
-                size += 1 + k.len() as u64 + checked_value_size(e)?;
+            for (k, e) in m.iter_mut() {
+                if k.len() > MAX_ATTRIBUTE_NAME_BYTES {
+                    return Err(NAME_TOO_LARGE.to_string());
+                }
+                size += 1 + k.len() as u64 + checked_value_size(e, level + 1)?;
             }
             size
         }
-        other => {
-            validate_value(other)?;
-            value_size_bytes(other)
+        AttributeValue::Null(false) => {
+            return Err("One or more parameter values were invalid: Null attribute value types must have the value of true".to_string());
         }
+        other => value_size_bytes(other),
     })
+}
+
+/// Replaces `text` with the canonical text of `d` when they differ.
+fn canonicalize(text: &mut String, d: &Decimal) {
+    let canonical = d.canonical();
+    if *text != canonical {
+        *text = canonical;
+    }
+}
+
+fn has_duplicates<T: Ord>(values: &[T]) -> bool {
+    let mut sorted: Vec<&T> = values.iter().collect();
+    sorted.sort_unstable();
+    sorted.windows(2).any(|w| w[0] == w[1])
 }
 
 fn decimal_size(d: &Decimal) -> u64 {
@@ -207,23 +324,32 @@ mod tests {
     }
 
     #[test]
-    fn key_validation_names_attribute() {
+    fn key_validation_uses_dynamodb_messages() {
         let def = TableDefinition::new("Sessions", "pk", ScalarAttributeType::S)
             .with_sort_key("sk", ScalarAttributeType::N);
         let missing = item(&[("pk", AttributeValue::S("a".into()))]);
-        assert!(primary_key_bytes(&def, &missing).is_err_and(|m| m.contains("`sk`")));
+        assert_eq!(
+            primary_key_bytes(&def, &missing),
+            Err("One or more parameter values were invalid: Missing the key sk in the item".into())
+        );
         let wrong = item(&[
             ("pk", AttributeValue::S("a".into())),
             ("sk", AttributeValue::S("1".into())),
         ]);
-        assert!(primary_key_bytes(&def, &wrong).is_err_and(|m| m.contains("`sk`")));
+        assert_eq!(
+            primary_key_bytes(&def, &wrong),
+            Err("One or more parameter values were invalid: Type mismatch for key sk expected: N actual: S".into())
+        );
         let extra = item(&[
             ("pk", AttributeValue::S("a".into())),
             ("sk", AttributeValue::N("1".into())),
             ("x", AttributeValue::N("1".into())),
         ]);
-        assert!(key_only_bytes(&def, &extra).is_err_and(|m| m.contains("`x`")));
-        assert!(validate_item(&def, &extra).is_ok());
+        assert_eq!(
+            key_only_bytes(&def, &extra),
+            Err("The provided key element does not match the schema".into())
+        );
+        assert!(validate_item(&def, &mut extra.clone()).is_ok());
     }
 
     #[test]
@@ -232,7 +358,60 @@ mod tests {
         assert!(validate_attribute("a", &AttributeValue::Ns(vec![])).is_err());
         assert!(validate_attribute("", &AttributeValue::S("x".into())).is_err());
         let nested = AttributeValue::L(vec![AttributeValue::N("nope".into())]);
-        assert!(validate_attribute("a", &nested).is_err_and(|m| m.contains("`a`")));
+        assert_eq!(
+            validate_attribute("a", &nested),
+            Err("The parameter cannot be converted to a numeric value: nope".into())
+        );
+    }
+
+    #[test]
+    fn sets_refuse_duplicates_numbers_by_value() {
+        let ns = AttributeValue::Ns(vec!["1".into(), "1.0".into()]);
+        assert_eq!(
+            validate_value(&ns),
+            Err("Input collection contains duplicates".into())
+        );
+        let ss = AttributeValue::Ss(vec!["a".into(), "a".into()]);
+        assert_eq!(
+            validate_value(&ss),
+            Err("One or more parameter values were invalid: Input collection [a, a] contains duplicates.".into())
+        );
+        assert!(validate_value(&AttributeValue::Ns(vec!["1".into(), "2".into()])).is_ok());
+    }
+
+    #[test]
+    fn nesting_stops_at_32_levels() {
+        let nest = |wraps: usize| {
+            let mut v = AttributeValue::S("leaf".into());
+            for _ in 0..wraps {
+                v = AttributeValue::M(std::collections::HashMap::from([("n".to_string(), v)]));
+            }
+            v
+        };
+        assert!(validate_value(&nest(31)).is_ok());
+        assert!(validate_value(&nest(32)).is_err_and(|m| m.contains("Nesting Levels")));
+    }
+
+    #[test]
+    fn numbers_are_stored_canonically() {
+        let def = TableDefinition::new("Sessions", "pk", ScalarAttributeType::N);
+        let mut i = item(&[
+            ("pk", AttributeValue::N("007".into())),
+            ("n", AttributeValue::N("1e3".into())),
+            ("ns", AttributeValue::Ns(vec!["+3".into(), "1.0".into()])),
+            ("l", AttributeValue::L(vec![AttributeValue::N("-0".into())])),
+        ]);
+        validate_item(&def, &mut i).expect("valid");
+        assert_eq!(i.get("pk"), Some(&AttributeValue::N("7".into())));
+        assert_eq!(i.get("n"), Some(&AttributeValue::N("1000".into())));
+        assert_eq!(
+            i.get("ns"),
+            Some(&AttributeValue::Ns(vec!["3".into(), "1".into()]))
+        );
+        assert_eq!(
+            i.get("l"),
+            Some(&AttributeValue::L(vec![AttributeValue::N("0".into())]))
+        );
     }
 
     #[test]

@@ -18,40 +18,150 @@ const NUM_NEGATIVE: u8 = 0x40;
 const NUM_ZERO: u8 = 0x80;
 const NUM_POSITIVE: u8 = 0xC0;
 
+/// Largest partition key value, in bytes of a String's UTF-8 or of a
+/// Binary ("Constraints in Amazon DynamoDB", "Partition key length").
+pub const MAX_PARTITION_KEY_BYTES: usize = 2048;
+/// Largest sort key value, in bytes ("Constraints in Amazon DynamoDB",
+/// "Sort key length").
+pub const MAX_SORT_KEY_BYTES: usize = 1024;
+
+/// Which part of a key a value is: the limits differ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum KeyRole {
+    /// Partition (hash) key: at most [`MAX_PARTITION_KEY_BYTES`].
+    Partition,
+    /// Sort (range) key: at most [`MAX_SORT_KEY_BYTES`].
+    Sort,
+}
+
+/// Why a value cannot be a key value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum KeyValueError {
+    /// The value's type is not the declared one.
+    Type {
+        /// `S`, `N` or `B`, as declared.
+        expected: &'static str,
+        /// The value's type descriptor.
+        actual: &'static str,
+    },
+    /// An empty String (or Binary, when `binary`).
+    Empty {
+        /// Whether the value is a Binary.
+        binary: bool,
+    },
+    /// An invalid Number: DynamoDB's message.
+    Number(String),
+    /// Over [`MAX_PARTITION_KEY_BYTES`] / [`MAX_SORT_KEY_BYTES`].
+    TooLarge(KeyRole),
+}
+
+impl KeyValueError {
+    /// DynamoDB's message for key attribute `name` of an item or key.
+    pub(crate) fn message(&self, name: &str) -> String {
+        match self {
+            Self::Type { expected, actual } => format!(
+                "One or more parameter values were invalid: Type mismatch for key {name} expected: {expected} actual: {actual}"
+            ),
+            Self::Empty { binary } => format!(
+                "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty {} value. Key: {name}",
+                if *binary { "binary" } else { "string" }
+            ),
+            Self::Number(m) => m.clone(),
+            Self::TooLarge(KeyRole::Partition) => format!(
+                "One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of{MAX_PARTITION_KEY_BYTES} bytes"
+            ),
+            Self::TooLarge(KeyRole::Sort) => format!(
+                "One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of {MAX_SORT_KEY_BYTES} bytes"
+            ),
+        }
+    }
+}
+
+impl std::fmt::Display for KeyValueError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Type { expected, actual } => {
+                write!(
+                    f,
+                    "has type {actual}, but the key schema declares {expected}"
+                )
+            }
+            Self::Empty { binary: false } => {
+                f.write_str("is an empty String; key values must not be empty")
+            }
+            Self::Empty { binary: true } => {
+                f.write_str("is an empty Binary; key values must not be empty")
+            }
+            Self::Number(m) => f.write_str(m),
+            Self::TooLarge(KeyRole::Partition) => {
+                write!(f, "is over {MAX_PARTITION_KEY_BYTES} bytes")
+            }
+            Self::TooLarge(KeyRole::Sort) => write!(f, "is over {MAX_SORT_KEY_BYTES} bytes"),
+        }
+    }
+}
+
+/// [`encode_key_value`] of a DynamoDB key attribute, after checking the size
+/// limit of `role`: no storage key ever exceeds what fjall accepts.
+///
+/// # Errors
+///
+/// As [`encode_key_value`]; [`KeyValueError::TooLarge`].
+pub(crate) fn encode_key_part(
+    ty: ScalarAttributeType,
+    role: KeyRole,
+    value: &AttributeValue,
+    out: &mut Vec<u8>,
+) -> Result<(), KeyValueError> {
+    let limit = match role {
+        KeyRole::Partition => MAX_PARTITION_KEY_BYTES,
+        KeyRole::Sort => MAX_SORT_KEY_BYTES,
+    };
+    let len = match value {
+        AttributeValue::S(s) => s.len(),
+        AttributeValue::B(b) => b.len(),
+        _ => 0,
+    };
+    if len > limit {
+        return Err(KeyValueError::TooLarge(role));
+    }
+    encode_key_value(ty, value, out)
+}
+
 /// Appends the encoding of `value`, which must be of type `ty`.
 ///
 /// # Errors
 ///
-/// A message when `value` has another type, is an empty String/Binary
-/// (DynamoDB forbids empty key values) or is not a valid Number.
+/// [`KeyValueError`] when `value` has another type, is an empty
+/// String/Binary (DynamoDB forbids empty key values) or is not a valid
+/// Number.
 pub(crate) fn encode_key_value(
     ty: ScalarAttributeType,
     value: &AttributeValue,
     out: &mut Vec<u8>,
-) -> Result<(), String> {
+) -> Result<(), KeyValueError> {
     match (ty, value) {
         (ScalarAttributeType::S, AttributeValue::S(s)) => {
             if s.is_empty() {
-                return Err("is an empty String; key values must not be empty".to_string());
+                return Err(KeyValueError::Empty { binary: false });
             }
             encode_bytes(s.as_bytes(), out);
         }
         (ScalarAttributeType::B, AttributeValue::B(b)) => {
             if b.is_empty() {
-                return Err("is an empty Binary; key values must not be empty".to_string());
+                return Err(KeyValueError::Empty { binary: true });
             }
             encode_bytes(b, out);
         }
         (ScalarAttributeType::N, AttributeValue::N(n)) => {
-            let d = Decimal::parse_dynamodb(n)?;
+            let d = Decimal::parse_dynamodb(n).map_err(KeyValueError::Number)?;
             encode_number(&d, out);
         }
         (ty, other) => {
-            return Err(format!(
-                "has type {}, but the key schema declares {}",
-                type_name(other),
-                ty.as_str()
-            ));
+            return Err(KeyValueError::Type {
+                expected: ty.as_str(),
+                actual: type_name(other),
+            });
         }
     }
     Ok(())
@@ -170,28 +280,62 @@ mod tests {
 
     #[test]
     fn wrong_type_and_empty_values_are_rejected() {
-        let mut out = Vec::new();
-        let e = encode_key_value(
-            ScalarAttributeType::S,
-            &AttributeValue::N("1".into()),
-            &mut out,
-        );
-        assert!(e.is_err_and(|m| m.contains("declares S")));
-        assert!(
-            encode_key_value(
+        let key = |ty, role, v: AttributeValue| encode_key_part(ty, role, &v, &mut Vec::new());
+        assert_eq!(
+            key(
                 ScalarAttributeType::S,
-                &AttributeValue::S(String::new()),
-                &mut out
-            )
-            .is_err()
+                KeyRole::Partition,
+                AttributeValue::N("1".into())
+            ),
+            Err(KeyValueError::Type {
+                expected: "S",
+                actual: "N"
+            })
         );
-        assert!(
-            encode_key_value(
+        assert_eq!(
+            key(
+                ScalarAttributeType::S,
+                KeyRole::Partition,
+                AttributeValue::S(String::new())
+            ),
+            Err(KeyValueError::Empty { binary: false })
+        );
+        assert!(matches!(
+            key(
                 ScalarAttributeType::N,
-                &AttributeValue::N("x".into()),
-                &mut out
+                KeyRole::Sort,
+                AttributeValue::N("x".into())
+            ),
+            Err(KeyValueError::Number(_))
+        ));
+    }
+
+    #[test]
+    fn key_sizes_are_dynamodb_s() {
+        let sized = |role, len: usize| {
+            encode_key_part(
+                ScalarAttributeType::S,
+                role,
+                &AttributeValue::S("x".repeat(len)),
+                &mut Vec::new(),
             )
-            .is_err()
+        };
+        assert!(sized(KeyRole::Partition, 2048).is_ok());
+        assert_eq!(
+            sized(KeyRole::Partition, 2049),
+            Err(KeyValueError::TooLarge(KeyRole::Partition))
         );
+        assert!(sized(KeyRole::Sort, 1024).is_ok());
+        assert_eq!(
+            sized(KeyRole::Sort, 1025),
+            Err(KeyValueError::TooLarge(KeyRole::Sort))
+        );
+        let binary = encode_key_part(
+            ScalarAttributeType::B,
+            KeyRole::Sort,
+            &AttributeValue::B(vec![7; 1025]),
+            &mut Vec::new(),
+        );
+        assert_eq!(binary, Err(KeyValueError::TooLarge(KeyRole::Sort)));
     }
 }

@@ -49,8 +49,17 @@
 //!   `if_not_exists` / `list_append` / exact decimal `+` `-`, REMOVE, ADD,
 //!   DELETE), KeyConditionExpression, FilterExpression, ProjectionExpression,
 //!   `ExpressionAttributeNames` / `Values`, `Limit` / `ExclusiveStartKey` /
-//!   `LastEvaluatedKey` pagination. Errors are [`ExpressionError`]s worded
-//!   like DynamoDB's `ValidationException`.
+//!   `LastEvaluatedKey` pagination, parallel Scan segments; and the legacy
+//!   parameters (`Expected`, `AttributeUpdates`, `AttributesToGet`,
+//!   `KeyConditions`, `QueryFilter`, `ScanFilter`) mapped onto them.
+//!   Errors are [`ExpressionError`]s worded like DynamoDB's
+//!   `ValidationException`. Parsing is bounded: no recursion per
+//!   parenthesis, [`MAX_EXPRESSION_BYTES`], [`MAX_OPERATORS`].
+//! * DynamoDB's item limits, checked before anything is written: keys up
+//!   to [`MAX_PARTITION_KEY_BYTES`] / [`MAX_SORT_KEY_BYTES`], attribute
+//!   names up to [`MAX_ATTRIBUTE_NAME_BYTES`], [`MAX_NESTING_LEVELS`],
+//!   400 KB items, sets without duplicates; Numbers are stored in
+//!   DynamoDB's canonical text (`1e3` as `1000`).
 //! * Global and local secondary indexes ([`GlobalSecondaryIndex`],
 //!   [`LocalSecondaryIndex`], [`Projection`]), sparse, kept in the same
 //!   batch as the item, also on TTL deletions; Query and Scan on an index.
@@ -144,6 +153,7 @@ mod engine;
 mod error;
 mod expiry_key;
 mod expr;
+mod get_with;
 mod index;
 mod item;
 mod key;
@@ -152,6 +162,7 @@ mod migrate;
 mod number;
 mod query;
 mod read;
+mod read_page;
 mod request;
 #[cfg(feature = "server")]
 pub mod server;
@@ -175,12 +186,19 @@ pub use engine::{Engine, EngineOptions};
 pub use error::{
     OpenError, ReadError, StorageError, StreamError, SweepError, TableError, WriteError,
 };
-pub use expr::{ExpressionError, ExpressionKind};
+pub use expr::{
+    ExpressionError, ExpressionKind, MAX_EXPRESSION_BYTES, MAX_FUNCTION_NESTING, MAX_OPERATORS,
+};
 pub use index::{GlobalSecondaryIndex, LocalSecondaryIndex, Projection};
-pub use item::{MAX_ITEM_SIZE_BYTES, item_size_bytes, value_size_bytes};
+pub use item::{
+    MAX_ATTRIBUTE_NAME_BYTES, MAX_ITEM_SIZE_BYTES, MAX_NESTING_LEVELS, item_size_bytes,
+    value_size_bytes,
+};
+pub use key::{MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};
 pub use request::{
-    DeleteItemInput, PutItemInput, QueryInput, ReadOutput, ReturnValue, ScanInput, UpdateItemInput,
-    WriteOutput,
+    AttributeAction, AttributeValueUpdate, ComparisonOperator, Condition, ConditionalOperator,
+    DeleteItemInput, ExpectedAttributeValue, GetItemInput, GetItemOutput, PutItemInput, QueryInput,
+    ReadOutput, ReturnValue, ScanInput, UpdateItemInput, WriteOutput,
 };
 pub use serde_dynamo::{AttributeValue, Item};
 pub use shards::{
@@ -195,7 +213,8 @@ pub use sweep_lag::{LAG_BUCKET_BOUNDS_MILLIS, LagHistogram};
 pub use sweeper::{SWEEP_CHUNK, SweepReport};
 pub use sweeper_thread::{Sweeper, SweeperOptions};
 pub use table::{
-    KeyAttribute, ParseStreamViewTypeError, ScalarAttributeType, StreamViewType, TableDefinition,
+    BillingMode, KeyAttribute, ParseStreamViewTypeError, ProvisionedThroughput,
+    ScalarAttributeType, StreamViewType, TableDefinition, TableProperties, TableSize,
     TimeToLiveSpecification,
 };
 pub use write::Update;

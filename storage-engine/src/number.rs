@@ -104,22 +104,57 @@ impl Decimal {
     ///
     /// # Errors
     ///
-    /// A message for a malformed number, more than 38 significant digits, or
-    /// a magnitude outside 1E-130 ..= 9.99..E+125.
+    /// DynamoDB's message for a malformed number, more than 38 significant
+    /// digits, or a magnitude above 9.99..E+125 or below 1E-130.
     pub(crate) fn parse_dynamodb(text: &str) -> Result<Self, String> {
-        let d = Self::parse(text)?;
+        let d = Self::parse(text).map_err(|_| {
+            if text.is_empty() {
+                "The parameter cannot be converted to a numeric value".to_string()
+            } else {
+                format!("The parameter cannot be converted to a numeric value: {text}")
+            }
+        })?;
         if d.digits.len() > MAX_DIGITS {
-            return Err(format!(
-                "{text:?} has {} significant digits; at most {MAX_DIGITS} are supported",
-                d.digits.len()
-            ));
+            return Err(
+                "Attempting to store more than 38 significant digits in a Number".to_string(),
+            );
         }
-        if !d.digits.is_empty() && !(MIN_EXPONENT..=MAX_EXPONENT).contains(&d.exponent) {
-            return Err(format!(
-                "{text:?} is out of range; magnitude must be between 1E-130 and 9.99E+125"
-            ));
+        if !d.digits.is_empty() && d.exponent > MAX_EXPONENT {
+            return Err("Number overflow. Attempting to store a number with magnitude larger than supported range".to_string());
+        }
+        if !d.digits.is_empty() && d.exponent < MIN_EXPONENT {
+            return Err("Number underflow. Attempting to store a number with magnitude smaller than supported range".to_string());
         }
         Ok(d)
+    }
+
+    /// DynamoDB's canonical text of the number: plain decimal, no exponent,
+    /// no leading or trailing zeros, no `+`, and `0` for zero (`007` -> `7`,
+    /// `1e3` -> `1000`, `+3` -> `3`, `1.0` -> `1`, `-0` -> `0`, `.5` ->
+    /// `0.5`), as DynamoDB returns Numbers it stored.
+    pub(crate) fn canonical(&self) -> String {
+        if self.digits.is_empty() {
+            return "0".to_string();
+        }
+        let digits: String = self.digits.iter().map(|x| char::from(b'0' + x)).collect();
+        let n = self.digits.len() as i64;
+        let e = self.exponent;
+        let body = if e >= n {
+            format!(
+                "{digits}{}",
+                "0".repeat(usize::try_from(e - n).unwrap_or(0))
+            )
+        } else if e > 0 {
+            let (a, b) = digits.split_at(usize::try_from(e).unwrap_or(0));
+            format!("{a}.{b}")
+        } else {
+            format!("0.{}{digits}", "0".repeat(usize::try_from(-e).unwrap_or(0)))
+        };
+        if self.negative {
+            format!("-{body}")
+        } else {
+            body
+        }
     }
 
     /// The value truncated toward zero, if it fits in an `i64`.
@@ -182,6 +217,24 @@ mod tests {
         assert!(Decimal::parse_dynamodb("1e-131").is_err());
         assert!(Decimal::parse_dynamodb(&"1".repeat(39)).is_err());
         assert!(Decimal::parse_dynamodb("1e99999999999999999999").is_err());
+    }
+
+    #[test]
+    fn canonical_text_is_dynamodb_s() {
+        for (written, stored) in [
+            ("007", "7"),
+            ("1e3", "1000"),
+            ("+3", "3"),
+            ("1.0", "1"),
+            ("-0", "0"),
+            ("0.0", "0"),
+            (".5", "0.5"),
+            ("-12.50", "-12.5"),
+            ("1.5E-3", "0.0015"),
+            ("123", "123"),
+        ] {
+            assert_eq!(d(written).canonical(), stored, "{written}");
+        }
     }
 
     #[test]

@@ -11,7 +11,7 @@
 
 use crate::error::StorageError;
 use crate::stream::{ChangeRecord, SequenceNumber};
-use crate::table::{TableDefinition, TimeToLiveSpecification};
+use crate::table::{TableDefinition, TableProperties, TimeToLiveSpecification};
 use fjall::{Database, Keyspace, KeyspaceCreateOptions};
 use serde::{Deserialize, Serialize};
 use serde_dynamo::Item;
@@ -50,6 +50,14 @@ pub(crate) struct TableMeta {
     /// absent in metadata of older builds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_to_live_updated_at_millis: Option<i64>,
+    /// When the table was created (engine clock, epoch ms); absent in
+    /// metadata of older builds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_millis: Option<i64>,
+    /// Billing mode, throughput and tags, kept for DescribeTable and the
+    /// tag operations; the engine does not act on them.
+    #[serde(default)]
+    pub properties: TableProperties,
 }
 
 impl TableMeta {

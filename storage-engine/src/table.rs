@@ -250,6 +250,65 @@ impl FromStr for StreamViewType {
     }
 }
 
+/// `BillingMode` of a table (CreateTable, UpdateTable).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum BillingMode {
+    /// `PROVISIONED`: with read and write capacity units.
+    Provisioned,
+    /// `PAY_PER_REQUEST` (on demand).
+    #[default]
+    PayPerRequest,
+}
+
+impl BillingMode {
+    /// `"PROVISIONED"` or `"PAY_PER_REQUEST"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Provisioned => "PROVISIONED",
+            Self::PayPerRequest => "PAY_PER_REQUEST",
+        }
+    }
+}
+
+/// `ProvisionedThroughput` of a `PROVISIONED` table: capacity units per
+/// second, reported by DescribeTable, not enforced by this engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ProvisionedThroughput {
+    /// `ReadCapacityUnits`, at least 1.
+    pub read_capacity_units: u64,
+    /// `WriteCapacityUnits`, at least 1.
+    pub write_capacity_units: u64,
+}
+
+/// What DynamoDB reports about a table beyond its schema, kept with the
+/// table for DescribeTable and the tag operations ("CreateTable",
+/// "TagResource" in the DynamoDB API Reference). The engine stores these
+/// and does not act on them: no capacity is enforced.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableProperties {
+    /// `BillingMode`; default `PAY_PER_REQUEST`.
+    #[serde(default)]
+    pub billing_mode: BillingMode,
+    /// `ProvisionedThroughput` (`PROVISIONED` tables only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provisioned_throughput: Option<ProvisionedThroughput>,
+    /// Tags: key -> value (TagResource, UntagResource, ListTagsOfResource).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub tags: std::collections::BTreeMap<String, String>,
+}
+
+/// An item count and size of a table (DescribeTable `ItemCount`,
+/// `TableSizeBytes`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TableSize {
+    /// Items in the table.
+    pub item_count: u64,
+    /// The sum of the items' sizes, in bytes, by DynamoDB's rules
+    /// ([`item_size_bytes`](crate::item_size_bytes)).
+    pub table_size_bytes: u64,
+}
+
 /// Per-table TTL setting (DynamoDB `TimeToLiveSpecification`, "Using time to
 /// live (TTL) in DynamoDB").
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -2,9 +2,9 @@
 //! UpdateTable (DynamoDB API Reference, "DeleteTable" and "UpdateTable").
 
 use crate::engine::Engine;
-use crate::error::TableError;
-use crate::storage::{expiry_table_prefix, table_meta_key};
-use crate::table::TableDefinition;
+use crate::error::{ReadError, TableError};
+use crate::storage::{TableMeta, decode_item, expiry_table_prefix, table_meta_key};
+use crate::table::{TableDefinition, TableProperties, TableSize};
 use fjall::Keyspace;
 use std::sync::Arc;
 
@@ -12,6 +12,134 @@ use std::sync::Arc;
 const DELETE_CHUNK: usize = 10_000;
 
 impl Engine {
+    /// Creates a table (DynamoDB `CreateTable`; usable at once) with the
+    /// properties DynamoDB reports about it (billing mode, throughput,
+    /// tags), recording its creation time on the engine clock.
+    ///
+    /// # Errors
+    ///
+    /// [`TableError::AlreadyExists`]; [`TableError::Invalid`] for a bad name or
+    /// key schema; [`TableError::Storage`].
+    pub fn create_table_with_properties(
+        &self,
+        definition: TableDefinition,
+        properties: TableProperties,
+    ) -> Result<(), TableError> {
+        let table = definition.table_name.clone();
+        definition
+            .validate()
+            .map_err(|message| TableError::Invalid {
+                table: table.clone(),
+                message,
+            })?;
+        let mut state = self.lock_writes();
+        if self.table_meta(&table).is_some() {
+            return Err(TableError::AlreadyExists { table });
+        }
+        let store = &self.inner.store;
+        let now = self.inner.clock.now_millis();
+        let meta = TableMeta {
+            id: state.next_table_id,
+            definition,
+            time_to_live: None,
+            time_to_live_updated_at_millis: None,
+            created_millis: Some(now),
+            properties,
+        };
+        // The table and, if it has a stream, its stream and first shard: one batch.
+        let mut alloc = state.alloc();
+        let mut batch = store.db.batch();
+        batch.insert(
+            &store.meta,
+            table_meta_key(&table),
+            crate::storage::encode_json("table metadata", &meta)?,
+        );
+        self.stage_stream_enable(&mut batch, &mut alloc, meta.id, &meta.definition, now)?;
+        batch.commit()?;
+        let done = alloc.finish();
+        state.apply(done);
+        state.next_table_id = state.next_table_id.saturating_add(1);
+        self.cache_meta(meta);
+        Ok(())
+    }
+
+    /// The properties of `table` (billing mode, throughput, tags).
+    ///
+    /// # Errors
+    ///
+    /// [`TableError::NotFound`].
+    pub fn table_properties(&self, table: &str) -> Result<TableProperties, TableError> {
+        self.table_meta(table)
+            .map(|m| m.properties.clone())
+            .ok_or_else(|| TableError::NotFound {
+                table: table.to_string(),
+            })
+    }
+
+    /// Changes the properties of `table` with `change`, under the write
+    /// lock (so two changes never lose one another), and stores them.
+    /// Returns the new properties.
+    ///
+    /// # Errors
+    ///
+    /// [`TableError::NotFound`]; [`TableError::Invalid`] with the message
+    /// `change` returned (nothing stored); [`TableError::Storage`].
+    pub fn update_table_properties(
+        &self,
+        table: &str,
+        change: impl FnOnce(&mut TableProperties) -> Result<(), String>,
+    ) -> Result<TableProperties, TableError> {
+        let _state = self.lock_writes();
+        let meta = self.table_meta(table).ok_or_else(|| TableError::NotFound {
+            table: table.to_string(),
+        })?;
+        let mut properties = meta.properties.clone();
+        change(&mut properties).map_err(|message| TableError::Invalid {
+            table: table.to_string(),
+            message,
+        })?;
+        let new_meta = TableMeta {
+            properties: properties.clone(),
+            ..(*meta).clone()
+        };
+        self.commit_meta(&new_meta)?;
+        self.cache_meta(new_meta);
+        Ok(properties)
+    }
+
+    /// When `table` was created (engine clock, epoch milliseconds); `None`
+    /// for a table created by an older build, which did not record it.
+    ///
+    /// # Errors
+    ///
+    /// [`TableError::NotFound`].
+    pub fn table_created_at_millis(&self, table: &str) -> Result<Option<i64>, TableError> {
+        self.table_meta(table)
+            .map(|m| m.created_millis)
+            .ok_or_else(|| TableError::NotFound {
+                table: table.to_string(),
+            })
+    }
+
+    /// How many items `table` holds and their total size, counted now by
+    /// reading every item (DynamoDB refreshes its `ItemCount` and
+    /// `TableSizeBytes` about every six hours; this is exact, and costs a
+    /// read of the table).
+    ///
+    /// # Errors
+    ///
+    /// [`ReadError::TableNotFound`]; [`ReadError::Storage`].
+    pub fn table_size(&self, table: &str) -> Result<TableSize, ReadError> {
+        let meta = self.read_meta(table)?;
+        let mut size = TableSize::default();
+        for guard in self.inner.store.items.prefix(meta.id.to_be_bytes()) {
+            let value = guard.value()?;
+            size.item_count += 1;
+            size.table_size_bytes += crate::item_size_bytes(&decode_item(&value)?);
+        }
+        Ok(size)
+    }
+
     /// Deletes `table` (DynamoDB `DeleteTable`): its metadata, items,
     /// expiry-index entries, secondary-index entries and change records,
     /// under the write lock, and returns the definition it had. The table

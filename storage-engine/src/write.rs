@@ -55,13 +55,15 @@ impl Engine {
     ///
     /// # Errors
     ///
-    /// [`WriteError::TableNotFound`]; [`WriteError::Validation`] naming the
-    /// table and attribute (missing or mistyped key, invalid Number, empty
-    /// set, item over 400 KB); [`WriteError::Storage`].
-    pub fn put_item(&self, table: &str, item: Item) -> Result<Option<Item>, WriteError> {
+    /// [`WriteError::TableNotFound`]; [`WriteError::Validation`] with
+    /// DynamoDB's message (missing, mistyped or oversized key, invalid
+    /// Number, empty set or a set with duplicates, nesting over 32 levels,
+    /// an attribute name over 64 KB, item over 400 KB); [`WriteError::Storage`].
+    /// Numbers are stored in DynamoDB's canonical text (`1e3` as `1000`).
+    pub fn put_item(&self, table: &str, mut item: Item) -> Result<Option<Item>, WriteError> {
         let mut state = self.lock_writes();
         let meta = self.write_meta(table)?;
-        let pk = validate_item(&meta.definition, &item).map_err(|m| validation(table, m))?;
+        let pk = validate_item(&meta.definition, &mut item).map_err(|m| validation(table, m))?;
         let old = self.load_item(&meta, &pk)?;
         if old.as_ref() == Some(&item) {
             return Ok(old);
@@ -82,8 +84,8 @@ impl Engine {
         let mut state = self.lock_writes();
         let meta = self.write_meta(table)?;
         let mut keyed = Vec::with_capacity(items.len());
-        for (i, item) in items.into_iter().enumerate() {
-            let pk = validate_item(&meta.definition, &item)
+        for (i, mut item) in items.into_iter().enumerate() {
+            let pk = validate_item(&meta.definition, &mut item)
                 .map_err(|m| validation(table, format!("item {i}: {m}")))?;
             keyed.push((pk, item));
         }
@@ -169,7 +171,7 @@ impl Engine {
         for name in &update.remove {
             new.remove(name);
         }
-        validate_item(&meta.definition, &new).map_err(|m| validation(table, m))?;
+        validate_item(&meta.definition, &mut new).map_err(|m| validation(table, m))?;
         if old.as_ref() == Some(&new) {
             return Ok(new);
         }

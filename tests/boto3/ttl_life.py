@@ -22,7 +22,7 @@ from botocore.exceptions import ClientError
 
 ENDPOINT = sys.argv[1]
 ACCESS_KEY, SECRET = "AKID", "SECRET"
-REGION = "us-east-1"
+REGION = "eu-west-1"  # not the server's default: ARNs and records must follow the signature
 TABLE = "SessionData"
 
 
@@ -67,7 +67,7 @@ created = ddb.create_table(
     BillingMode="PAY_PER_REQUEST",
 )
 stream_arn = created["TableDescription"]["LatestStreamArn"]
-assert stream_arn.startswith("arn:aws:dynamodb:"), stream_arn
+assert stream_arn.startswith(f"arn:aws:dynamodb:{REGION}:"), stream_arn
 
 ddb.update_time_to_live(
     TableName=TABLE,
@@ -87,6 +87,13 @@ key = {"UserName": {"S": "user1"}, "SessionId": {"S": "74686572652773"}}
 ddb.put_item(TableName=TABLE, Item={**key, "ExpirationTime": {"N": str(now_secs - 60)}})
 ddb.put_item(TableName=TABLE, Item={"UserName": {"S": "user2"}, "SessionId": {"S": "s2"},
                                     "ExpirationTime": {"N": str(now_secs + 3600)}})
+# The legacy Expected parameter guards a write as DynamoDB's does.
+try:
+    ddb.put_item(TableName=TABLE, Item={**key, "ExpirationTime": {"N": "0"}},
+                 Expected={"UserName": {"Exists": False}})
+    raise AssertionError("a false Expected condition wrote")
+except ClientError as e:
+    seen["legacy_expected"] = e.response["Error"]["Code"]
 # Expired, but visible until the sweeper deletes it (as in DynamoDB).
 assert "Item" in ddb.get_item(TableName=TABLE, Key=key), "expired item vanished before a sweep"
 
@@ -110,6 +117,7 @@ records = streams.get_records(ShardIterator=iterator)["Records"]
 removes = [r for r in records if r["eventName"] == "REMOVE"]
 assert len(removes) == 1, records
 seen["remove_identity"] = removes[0]["userIdentity"]
+seen["aws_region"] = removes[0]["awsRegion"]
 seen["remove_old_image_user"] = removes[0]["dynamodb"]["OldImage"]["UserName"]["S"]
 
 print(json.dumps(seen, sort_keys=True))

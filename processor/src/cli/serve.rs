@@ -40,10 +40,16 @@ pub struct ServeArgs {
     #[arg(long, value_enum, default_value_t = ClockKind::System)]
     pub clock: ClockKind,
     /// How long (engine clock) a TTL change stays ENABLING / DISABLING and
-    /// refuses another UpdateTimeToLive (DynamoDB: up to one hour); `0s`
-    /// for none.
-    #[arg(long, default_value = "5s", value_parser = humantime::parse_duration)]
+    /// refuses another UpdateTimeToLive (DynamoDB: up to one hour). Default
+    /// `0s`: DescribeTimeToLive reports ENABLED / DISABLED at once, as the
+    /// service answers in practice; set e.g. `5s` to see the transition.
+    #[arg(long, default_value = "0s", value_parser = humantime::parse_duration)]
     pub ttl_transition: Duration,
+    /// The region in ARNs and stream records (`awsRegion`) for requests
+    /// that are not signed; a signed request gets the region of its SigV4
+    /// credential scope.
+    #[arg(long, env = "AWS_REGION", default_value = ttlstream_engine::server::DEFAULT_REGION)]
+    pub region: String,
     /// Stream records per shard: a shard holding this many records is
     /// closed at the next record, which opens its child shard (a count;
     /// 0 is taken as 1).
@@ -141,6 +147,7 @@ pub fn run(args: ServeArgs) -> ExitCode {
         listen: args.listen,
         max_request_body_bytes: MAX_REQUEST_BODY_BYTES,
         ttl_transition: args.ttl_transition,
+        region: args.region.clone(),
         credentials,
         manual_clock,
     };

@@ -18,7 +18,7 @@ fn invalid(message: impl Into<String>) -> ExpressionError {
 }
 
 /// Checks that no two paths of `u` overlap (DynamoDB rejects `SET a = :x
-/// REMOVE a` and `SET a = :x, a.b = :y`).
+/// REMOVE a` and `SET a = :x, a.b = :y`) or conflict (`a.b` and `a[0]`).
 ///
 /// # Errors
 ///
@@ -32,11 +32,31 @@ pub(crate) fn check_overlaps(u: &UpdateExpr) -> Result<(), ExpressionError> {
         .chain(u.add.iter().map(|(p, _)| p))
         .chain(u.delete.iter().map(|(p, _)| p))
         .collect();
+    check_paths(KIND, &paths)
+}
+
+/// Checks that no two of `paths` overlap or conflict, with DynamoDB's
+/// messages (UpdateExpression and ProjectionExpression alike).
+///
+/// # Errors
+///
+/// [`ExpressionError::Invalid`] of `kind` naming both paths.
+pub(crate) fn check_paths(kind: ExpressionKind, paths: &[&Path]) -> Result<(), ExpressionError> {
     for (i, a) in paths.iter().enumerate() {
-        if let Some(b) = paths.iter().skip(i + 1).find(|b| a.overlaps(b)) {
-            return Err(invalid(format!(
-                "Two document paths overlap with each other; must remove or rewrite one of these paths; path one: [{a}], path two: [{b}]"
-            )));
+        for b in paths.iter().skip(i + 1) {
+            let verb = if a.overlaps(b) {
+                "overlap"
+            } else if a.conflicts(b) {
+                "conflict"
+            } else {
+                continue;
+            };
+            return Err(ExpressionError::invalid(
+                kind,
+                format!(
+                    "Two document paths {verb} with each other; must remove or rewrite one of these paths; path one: [{a}], path two: [{b}]"
+                ),
+            ));
         }
     }
     Ok(())

@@ -44,29 +44,7 @@ pub(crate) fn add(a: &str, b: &str, subtract: bool) -> Result<String, String> {
     );
     let d = Decimal::parse_dynamodb(&text)
         .map_err(|m| format!("Number overflow. Attempting to store a number with magnitude larger than supported range ({m})"))?;
-    Ok(format_decimal(&d))
-}
-
-/// Plain decimal text of `d` (no exponent): `0`, `-12.5`, `0.001`, `1000`.
-pub(crate) fn format_decimal(d: &Decimal) -> String {
-    if d.digits.is_empty() {
-        return "0".to_string();
-    }
-    let digits: String = d.digits.iter().map(|x| char::from(b'0' + x)).collect();
-    let n = d.digits.len() as i64;
-    let e = d.exponent;
-    let body = if e >= n {
-        format!(
-            "{digits}{}",
-            "0".repeat(usize::try_from(e - n).unwrap_or(0))
-        )
-    } else if e > 0 {
-        let (a, b) = digits.split_at(usize::try_from(e).unwrap_or(0));
-        format!("{a}.{b}")
-    } else {
-        format!("0.{}{digits}", "0".repeat(usize::try_from(-e).unwrap_or(0)))
-    };
-    if d.negative { format!("-{body}") } else { body }
+    Ok(d.canonical())
 }
 
 fn strip(v: &[u8]) -> &[u8] {

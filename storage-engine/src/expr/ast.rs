@@ -32,6 +32,23 @@ impl Path {
     pub fn overlaps(&self, other: &Path) -> bool {
         self.0.iter().zip(other.0.iter()).all(|(a, b)| a == b)
     }
+
+    /// Whether the two paths treat one document as two different types:
+    /// after a common prefix, one continues with `.name` (a map) and the
+    /// other with `[n]` (a list), as `a.b` and `a[0]` do.
+    pub fn conflicts(&self, other: &Path) -> bool {
+        for (a, b) in self.0.iter().zip(other.0.iter()) {
+            match (a, b) {
+                _ if a == b => continue,
+                (PathElem::Attr(_), PathElem::Index(_))
+                | (PathElem::Index(_), PathElem::Attr(_)) => {
+                    return true;
+                }
+                _ => return false,
+            }
+        }
+        false
+    }
 }
 
 impl std::fmt::Display for Path {
@@ -83,6 +100,37 @@ pub(crate) enum Comparator {
     Ge,
 }
 
+impl Comparator {
+    /// The comparator with its operands swapped: `a < b` is `b > a`.
+    pub fn flipped(self) -> Self {
+        match self {
+            Self::Lt => Self::Gt,
+            Self::Le => Self::Ge,
+            Self::Gt => Self::Lt,
+            Self::Ge => Self::Le,
+            same => same,
+        }
+    }
+}
+
+impl Operand {
+    /// The paths this operand reads.
+    fn paths<'a>(&'a self, out: &mut Vec<&'a Path>) {
+        match self {
+            Self::Path(p) | Self::Size(p) => out.push(p),
+            Self::Value(_) => {}
+            Self::IfNotExists(p, v) => {
+                out.push(p);
+                v.paths(out);
+            }
+            Self::ListAppend(a, b) | Self::Plus(a, b) | Self::Minus(a, b) => {
+                a.paths(out);
+                b.paths(out);
+            }
+        }
+    }
+}
+
 /// A condition (ConditionExpression, FilterExpression, KeyConditionExpression).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Condition {
@@ -108,6 +156,44 @@ pub(crate) enum Condition {
     Or(Box<Condition>, Box<Condition>),
     /// `NOT a`
     Not(Box<Condition>),
+}
+
+impl Condition {
+    /// Every document path the condition reads (recursion bounded by the
+    /// 300-operator limit of the parser).
+    pub fn paths(&self) -> Vec<&Path> {
+        let mut out = Vec::new();
+        self.collect_paths(&mut out);
+        out
+    }
+
+    fn collect_paths<'a>(&'a self, out: &mut Vec<&'a Path>) {
+        match self {
+            Self::Compare(a, _, b) | Self::BeginsWith(a, b) | Self::Contains(a, b) => {
+                a.paths(out);
+                b.paths(out);
+            }
+            Self::Between(a, lo, hi) => {
+                a.paths(out);
+                lo.paths(out);
+                hi.paths(out);
+            }
+            Self::In(a, list) => {
+                a.paths(out);
+                list.iter().for_each(|o| o.paths(out));
+            }
+            Self::Exists(p) | Self::NotExists(p) => out.push(p),
+            Self::AttributeType(p, t) => {
+                out.push(p);
+                t.paths(out);
+            }
+            Self::And(a, b) | Self::Or(a, b) => {
+                a.collect_paths(out);
+                b.collect_paths(out);
+            }
+            Self::Not(a) => a.collect_paths(out),
+        }
+    }
 }
 
 /// An UpdateExpression: its four clauses, actions in written order.

@@ -87,6 +87,15 @@ pub enum ExpressionError {
         /// What is wrong.
         message: String,
     },
+    /// A parameter around the expressions is invalid: a placeholder map
+    /// (`ExpressionAttributeValues contains invalid value: ...`), a legacy
+    /// conditional parameter, or a legacy parameter given with its
+    /// expression form. The message is DynamoDB's, whole.
+    #[error("{message}")]
+    Parameter {
+        /// What is wrong.
+        message: String,
+    },
 }
 
 impl ExpressionError {
@@ -112,6 +121,13 @@ impl ExpressionError {
             position,
             token,
             near: text.get(start..end).unwrap_or("").to_string(),
+        }
+    }
+
+    /// A [`ExpressionError::Parameter`] error.
+    pub(crate) fn parameter(message: impl Into<String>) -> Self {
+        Self::Parameter {
+            message: message.into(),
         }
     }
 

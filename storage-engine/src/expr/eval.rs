@@ -1,8 +1,9 @@
 //! Evaluating conditions against an item ("Condition expressions",
 //! "Comparison operator and function reference").
 //!
-//! Rules reproduced: a comparison with an absent operand is false (also
-//! `<>`); `=` across types is false and `<>` true; `<`, `<=`, `>`, `>=` and
+//! Rules reproduced: a comparison with an absent operand is false, except
+//! `<>`, which is true (an absent attribute is not equal to anything);
+//! `=` across types is false and `<>` true; `<`, `<=`, `>`, `>=` and
 //! `BETWEEN` compare only N (numerically), S and B (bytewise) of the same
 //! type, otherwise false; `size` is the byte length of S/B and the element
 //! count of sets, lists and maps.
@@ -132,7 +133,7 @@ pub(crate) fn eval(
                 Comparator::Gt => compare(&x, &y) == Some(Ordering::Greater),
                 Comparator::Ge => compare(&x, &y).is_some_and(Ordering::is_ge),
             },
-            _ => false,
+            _ => *op == Comparator::Ne,
         },
         Condition::Between(a, lo, hi) => {
             let (lo, hi) = (val(lo), val(hi));

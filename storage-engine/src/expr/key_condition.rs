@@ -1,10 +1,14 @@
 //! KeyConditionExpression analysis ("Key condition expressions for query"):
 //! `pk = :v`, optionally `AND` one sort-key condition (`=`, `<`, `<=`, `>`,
-//! `>=`, `BETWEEN`, `begins_with`), in either order.
+//! `>=`, `BETWEEN`, `begins_with`), in either order; a comparison may put
+//! the value first (`:v = pk`, `:lo < sk`), as DynamoDB accepts. Every
+//! value must have the key attribute's type.
 
 use super::ast::{Comparator, Condition, Operand, PathElem};
 use super::error::{ExpressionError, ExpressionKind};
 use super::eval::{Values, compare};
+use crate::key::type_name;
+use crate::table::KeyAttribute;
 use serde_dynamo::AttributeValue;
 
 const KIND: ExpressionKind = ExpressionKind::KeyConditionExpression;
@@ -30,13 +34,61 @@ pub(crate) struct KeyCondition {
 }
 
 impl KeyCondition {
-    /// Validates `cond` against the key schema (`pk`, optional `sk`).
+    /// Validates `cond` against the key schema (`pk_attr`, optional
+    /// `sk_attr`).
     ///
     /// # Errors
     ///
     /// [`ExpressionError::Invalid`] worded as DynamoDB's: missing partition
-    /// key condition, unsupported operator or shape, a non-key attribute.
+    /// key condition, unsupported operator or shape, a non-key attribute,
+    /// `begins_with` with a non-String, non-Binary value;
+    /// [`ExpressionError::Parameter`] for a value whose type is not the
+    /// key attribute's ("Condition parameter type does not match schema
+    /// type").
     pub(crate) fn from_condition(
+        cond: &Condition,
+        pk_attr: &KeyAttribute,
+        sk_attr: Option<&KeyAttribute>,
+        values: &Values,
+    ) -> Result<Self, ExpressionError> {
+        let pk = pk_attr.attribute_name.as_str();
+        let sk = sk_attr.map(|k| k.attribute_name.as_str());
+        let kc = Self::analyse(cond, pk, sk, values)?;
+        let schema_type = |attr: &KeyAttribute, v: &AttributeValue| {
+            if type_name(v) == attr.attribute_type.as_str() {
+                Ok(())
+            } else {
+                Err(ExpressionError::parameter(
+                    "One or more parameter values were invalid: Condition parameter type does not match schema type",
+                ))
+            }
+        };
+        schema_type(pk_attr, &kc.partition)?;
+        if let (Some(sc), Some(sk_attr)) = (&kc.sort, sk_attr) {
+            match sc {
+                SortCondition::Compare(_, v) => schema_type(sk_attr, v)?,
+                SortCondition::Between(lo, hi) => {
+                    schema_type(sk_attr, lo)?;
+                    schema_type(sk_attr, hi)?;
+                }
+                SortCondition::BeginsWith(v) => {
+                    if !matches!(v, AttributeValue::S(_) | AttributeValue::B(_)) {
+                        return Err(ExpressionError::invalid(
+                            KIND,
+                            format!(
+                                "Incorrect operand type for operator or function; operator or function: begins_with, operand type: {}",
+                                type_name(v)
+                            ),
+                        ));
+                    }
+                    schema_type(sk_attr, v)?;
+                }
+            }
+        }
+        Ok(kc)
+    }
+
+    fn analyse(
         cond: &Condition,
         pk: &str,
         sk: Option<&str>,
@@ -106,7 +158,12 @@ fn leaf<'c>(
                     "Unsupported operator on KeyCondition: <>",
                 ));
             }
-            Ok((attr(a)?, SortCondition::Compare(*op, val(b)?)))
+            match (a, b) {
+                (Operand::Value(_), Operand::Path(_)) => {
+                    Ok((attr(b)?, SortCondition::Compare(op.flipped(), val(a)?)))
+                }
+                _ => Ok((attr(a)?, SortCondition::Compare(*op, val(b)?))),
+            }
         }
         Condition::Between(a, lo, hi) => {
             let (lo, hi) = (val(lo)?, val(hi)?);

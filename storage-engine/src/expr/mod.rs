@@ -13,10 +13,55 @@ mod ast;
 mod error;
 mod eval;
 mod key_condition;
+pub(crate) mod legacy;
 mod parse;
 mod resolve;
 
 pub use error::{ExpressionError, ExpressionKind};
+pub use parse::{MAX_FUNCTION_NESTING, MAX_OPERATORS};
+
+/// Longest expression text, in bytes ("Constraints in Amazon DynamoDB",
+/// "Expression parameters": "The maximum length of any expression string
+/// is 4 KB").
+pub const MAX_EXPRESSION_BYTES: usize = 4096;
+
+/// Refuses an expression longer than [`MAX_EXPRESSION_BYTES`], before it
+/// is parsed, with DynamoDB's message.
+fn check_length(kind: ExpressionKind, text: &str) -> Result<(), ExpressionError> {
+    if text.len() > MAX_EXPRESSION_BYTES {
+        return Err(ExpressionError::invalid(
+            kind,
+            format!(
+                "Expression size has exceeded the maximum allowed size; expression size: {}",
+                text.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The error of a text that did not parse, worded as DynamoDB's.
+fn parse_error(kind: ExpressionKind, text: &str, e: parse::ParseError) -> ExpressionError {
+    match e {
+        parse::ParseError::Syntax { offset } => ExpressionError::syntax(kind, text, offset),
+        parse::ParseError::TooManyOperators { count } => ExpressionError::invalid(
+            kind,
+            format!("The expression contains too many operators; operator count: {count}"),
+        ),
+        parse::ParseError::RedundantParentheses => {
+            ExpressionError::invalid(kind, "The expression has redundant parentheses;")
+        }
+        parse::ParseError::UnknownFunction { name } => {
+            ExpressionError::invalid(kind, format!("Invalid function name; function: {name}"))
+        }
+        parse::ParseError::NestedTooDeep => ExpressionError::invalid(
+            kind,
+            format!(
+                "Function calls are nested more than {MAX_FUNCTION_NESTING} deep (a limit of this server)"
+            ),
+        ),
+    }
+}
 
 pub(crate) use apply::project;
 pub(crate) use ast::{Comparator, Condition, Path, UpdateExpr};
@@ -37,8 +82,8 @@ pub(crate) fn compile_condition(
     text: &str,
     ph: &mut Placeholders<'_>,
 ) -> Result<Condition, ExpressionError> {
-    let mut c =
-        parse::condition(text).map_err(|e| ExpressionError::syntax(kind, text, e.offset))?;
+    check_length(kind, text)?;
+    let mut c = parse::condition(text).map_err(|e| parse_error(kind, text, e))?;
     ph.condition(kind, &mut c)?;
     Ok(c)
 }
@@ -54,7 +99,8 @@ pub(crate) fn compile_update(
     ph: &mut Placeholders<'_>,
 ) -> Result<UpdateExpr, ExpressionError> {
     let kind = ExpressionKind::UpdateExpression;
-    let clauses = parse::update(text).map_err(|e| ExpressionError::syntax(kind, text, e.offset))?;
+    check_length(kind, text)?;
+    let clauses = parse::update(text).map_err(|e| parse_error(kind, text, e))?;
     let mut u = parse::Clause::merge(clauses).map_err(|kw| {
         ExpressionError::invalid(
             kind,
@@ -70,17 +116,20 @@ pub(crate) fn compile_update(
 ///
 /// # Errors
 ///
-/// [`ExpressionError::Syntax`], [`ExpressionError::UndefinedName`].
+/// [`ExpressionError::Syntax`], [`ExpressionError::UndefinedName`];
+/// [`ExpressionError::Invalid`] for two paths that overlap (`a, a` or `a,
+/// a.b`) or conflict (`a.b, a[0]`), as DynamoDB answers.
 pub(crate) fn compile_projection(
     text: &str,
     ph: &mut Placeholders<'_>,
 ) -> Result<Vec<Path>, ExpressionError> {
     let kind = ExpressionKind::ProjectionExpression;
-    let mut paths =
-        parse::projection(text).map_err(|e| ExpressionError::syntax(kind, text, e.offset))?;
+    check_length(kind, text)?;
+    let mut paths = parse::projection(text).map_err(|e| parse_error(kind, text, e))?;
     for p in &mut paths {
         ph.path(kind, p)?;
     }
+    apply::check_paths(kind, &paths.iter().collect::<Vec<_>>())?;
     Ok(paths)
 }
 

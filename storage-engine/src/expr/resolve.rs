@@ -7,6 +7,31 @@ use super::error::{ExpressionError, ExpressionKind};
 use serde_dynamo::AttributeValue;
 use std::collections::{BTreeSet, HashMap};
 
+/// Longest `#name` or `:value` placeholder, its first character included
+/// ("Constraints in Amazon DynamoDB": 255 bytes).
+pub const MAX_PLACEHOLDER_BYTES: usize = 255;
+/// Most bytes of `ExpressionAttributeNames` and `ExpressionAttributeValues`
+/// together ("the maximum length of all substitution variables in an
+/// expression is 2 MB").
+pub const MAX_SUBSTITUTION_BYTES: usize = 2 * 1024 * 1024;
+
+/// Checks one placeholder key: `prefix` then one or more letters, digits
+/// or `_`, at most [`MAX_PLACEHOLDER_BYTES`].
+fn check_key(parameter: &str, prefix: char, key: &str) -> Result<(), ExpressionError> {
+    let rest = key.strip_prefix(prefix).unwrap_or("");
+    if rest.is_empty() || !rest.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return Err(ExpressionError::parameter(format!(
+            "{parameter} contains invalid key: Syntax error; key: \"{key}\""
+        )));
+    }
+    if key.len() > MAX_PLACEHOLDER_BYTES {
+        return Err(ExpressionError::parameter(format!(
+            "{parameter} contains invalid key: The key is longer than {MAX_PLACEHOLDER_BYTES} bytes; key: \"{key}\""
+        )));
+    }
+    Ok(())
+}
+
 /// The placeholders of one request and which of them were used.
 pub(crate) struct Placeholders<'a> {
     names: &'a HashMap<String, String>,
@@ -16,17 +41,50 @@ pub(crate) struct Placeholders<'a> {
 }
 
 impl<'a> Placeholders<'a> {
-    /// Placeholders from a request's `ExpressionAttributeNames` / `Values`.
+    /// Placeholders from a request's `ExpressionAttributeNames` / `Values`,
+    /// checked as DynamoDB checks them ("Expression attribute names",
+    /// "Expression attribute values", "Constraints in Amazon DynamoDB"):
+    /// keys `#` / `:` followed by letters, digits or `_`, at most 255 bytes;
+    /// names within the attribute name limit; values valid as item values
+    /// would be; at most 2 MB of keys, names and values in all.
+    ///
+    /// # Errors
+    ///
+    /// [`ExpressionError::Parameter`] with DynamoDB's message.
     pub fn new(
         names: &'a HashMap<String, String>,
         values: &'a HashMap<String, AttributeValue>,
-    ) -> Self {
-        Self {
+    ) -> Result<Self, ExpressionError> {
+        let mut total = 0usize;
+        for (key, name) in names {
+            check_key("ExpressionAttributeNames", '#', key)?;
+            if name.len() > crate::item::MAX_ATTRIBUTE_NAME_BYTES {
+                return Err(ExpressionError::parameter(crate::item::NAME_TOO_LARGE));
+            }
+            total += key.len() + name.len();
+        }
+        for (key, value) in values {
+            check_key("ExpressionAttributeValues", ':', key)?;
+            crate::item::validate_value(value).map_err(|m| {
+                let m = m.trim_start_matches("1 validation error detected: ");
+                ExpressionError::parameter(format!(
+                    "ExpressionAttributeValues contains invalid value: {m} for key {key}"
+                ))
+            })?;
+            total += key.len()
+                + usize::try_from(crate::item::value_size_bytes(value)).unwrap_or(usize::MAX);
+        }
+        if total > MAX_SUBSTITUTION_BYTES {
+            return Err(ExpressionError::parameter(format!(
+                "ExpressionAttributeNames and ExpressionAttributeValues hold {total} bytes; at most {MAX_SUBSTITUTION_BYTES} (2 MB) are allowed"
+            )));
+        }
+        Ok(Self {
             names,
             values,
             used_names: BTreeSet::new(),
             used_values: BTreeSet::new(),
-        }
+        })
     }
 
     /// Replaces `#name` elements of `path` with their attribute names.

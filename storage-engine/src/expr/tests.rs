@@ -54,7 +54,7 @@ fn values() -> Values {
 fn check(text: &str) -> Result<bool, ExpressionError> {
     let names = HashMap::from([("#n".to_string(), "name".to_string())]);
     let vals = values();
-    let mut ph = Placeholders::new(&names, &vals);
+    let mut ph = Placeholders::new(&names, &vals).expect("placeholders");
     let c = compile_condition(ExpressionKind::ConditionExpression, text, &mut ph)?;
     evaluate(
         ExpressionKind::ConditionExpression,
@@ -85,9 +85,12 @@ fn comparisons() {
     no("age = :alice");
     yes("age <> :alice");
     no("age > :alice");
-    // Absent operand: every comparison is false, even <>.
-    no("missing <> :one");
+    // Absent operand: every comparison is false except <>, which is true
+    // ("Comparison operator and function reference": a <> b is true when
+    // a is absent).
+    yes("missing <> :one");
     no("missing = :one");
+    no("missing < :one");
 }
 
 #[test]
@@ -150,7 +153,7 @@ fn placeholder_errors() {
     );
     let names = HashMap::from([("#unused".to_string(), "x".to_string())]);
     let vals = values();
-    let mut ph = Placeholders::new(&names, &vals);
+    let mut ph = Placeholders::new(&names, &vals).expect("placeholders");
     let _ = compile_condition(ExpressionKind::FilterExpression, "age = :one", &mut ph);
     assert!(matches!(
         ph.finish(),
@@ -184,7 +187,7 @@ fn syntax_errors_name_expression_token_and_position() {
 fn update(text: &str) -> Result<Attrs, ExpressionError> {
     let names = HashMap::new();
     let vals = values();
-    let mut ph = Placeholders::new(&names, &vals);
+    let mut ph = Placeholders::new(&names, &vals).expect("placeholders");
     let u = compile_update(text, &mut ph)?;
     apply_update(&u, &item(), &vals)
 }
@@ -274,7 +277,7 @@ fn update_errors() {
 fn projection_keeps_named_paths() {
     let names = HashMap::from([("#n".to_string(), "name".to_string())]);
     let vals = Values::new();
-    let mut ph = Placeholders::new(&names, &vals);
+    let mut ph = Placeholders::new(&names, &vals).expect("placeholders");
     let paths = compile_projection("#n, map.b[0], list[2].c, nope", &mut ph).expect("projection");
     let out = project(&item(), &paths);
     assert_eq!(out.len(), 3);
@@ -293,9 +296,11 @@ fn key_conditions() {
     let vals = values();
     let names = HashMap::new();
     let kc = |text: &str| {
-        let mut ph = Placeholders::new(&names, &vals);
+        let mut ph = Placeholders::new(&names, &vals).expect("placeholders");
         let c = compile_condition(ExpressionKind::KeyConditionExpression, text, &mut ph)?;
-        KeyCondition::from_condition(&c, "pk", Some("sk"), &vals)
+        let pk = crate::KeyAttribute::new("pk", crate::ScalarAttributeType::S);
+        let sk = crate::KeyAttribute::new("sk", crate::ScalarAttributeType::N);
+        KeyCondition::from_condition(&c, &pk, Some(&sk), &vals)
     };
     assert!(matches!(kc("pk = :a"), Ok(KeyCondition { sort: None, .. })));
     assert!(matches!(
@@ -305,8 +310,15 @@ fn key_conditions() {
             ..
         })
     ));
+    let kc_s = |text: &str| {
+        let mut ph = Placeholders::new(&names, &vals).expect("placeholders");
+        let c = compile_condition(ExpressionKind::KeyConditionExpression, text, &mut ph)?;
+        let pk = crate::KeyAttribute::new("pk", crate::ScalarAttributeType::S);
+        let sk = crate::KeyAttribute::new("sk", crate::ScalarAttributeType::S);
+        KeyCondition::from_condition(&c, &pk, Some(&sk), &vals)
+    };
     assert!(matches!(
-        kc("begins_with(sk, :s) AND pk = :a"),
+        kc_s("begins_with(sk, :s) AND pk = :a"),
         Ok(KeyCondition {
             sort: Some(SortCondition::BeginsWith(_)),
             ..
@@ -318,6 +330,23 @@ fn key_conditions() {
             sort: Some(SortCondition::Between(..)),
             ..
         })
+    ));
+    // The value may come first: `:v = pk`, `:one < sk` (sk > :one).
+    assert!(matches!(
+        kc(":a = pk AND :one < sk"),
+        Ok(KeyCondition {
+            sort: Some(SortCondition::Compare(Comparator::Gt, _)),
+            ..
+        })
+    ));
+    // A value of the wrong type for the key, begins_with on a Number.
+    assert!(matches!(
+        kc("pk = :one"),
+        Err(ExpressionError::Parameter { ref message }) if message.contains("does not match schema type")
+    ));
+    assert!(matches!(
+        kc("pk = :a AND begins_with(sk, :one)"),
+        Err(ExpressionError::Invalid { ref message, .. }) if message.contains("begins_with, operand type: N")
     ));
     for bad in [
         "sk = :one",
@@ -343,7 +372,7 @@ mod prop {
         fn random_expressions_never_panic(text in "[ -~]{0,60}") {
             let names = HashMap::from([("#n".to_string(), "name".to_string())]);
             let vals = values();
-            let mut ph = Placeholders::new(&names, &vals);
+            let mut ph = Placeholders::new(&names, &vals).expect("placeholders");
             if let Ok(c) = compile_condition(ExpressionKind::FilterExpression, &text, &mut ph) {
                 let _ = evaluate(ExpressionKind::FilterExpression, &c, Some(&item()), &vals);
             }
@@ -370,7 +399,7 @@ mod prop {
             let text = parts.join(" ");
             let names = HashMap::from([("#n".to_string(), "name".to_string())]);
             let vals = values();
-            let mut ph = Placeholders::new(&names, &vals);
+            let mut ph = Placeholders::new(&names, &vals).expect("placeholders");
             if let Ok(c) = compile_condition(ExpressionKind::ConditionExpression, &text, &mut ph) {
                 let _ = evaluate(ExpressionKind::ConditionExpression, &c, Some(&item()), &vals);
             }

@@ -8,11 +8,12 @@
 //! `UnprocessedItems` is always empty; BatchGetItem stops adding items once
 //! the response reaches 16 MB and returns the rest in `UnprocessedKeys`.
 
-use super::error::{ApiError, ErrorKind};
+use super::capacity::{self, Report};
+use super::error::{ApiError, ErrorKind, RESOURCE_NOT_FOUND, enum_constraint};
+use super::items::names;
 use super::tables::{required, table_name};
-use crate::expr::{self, Placeholders};
 use crate::item::{key_only_bytes, validate_item};
-use crate::{Engine, Item, ReadError, item_size_bytes};
+use crate::{Engine, GetItemInput, Item, item_size_bytes};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -27,46 +28,53 @@ pub const MAX_BATCH_GET_RESPONSE_BYTES: u64 = 16 * 1024 * 1024;
 
 /// `BatchWriteItem` request.
 #[derive(Debug, Deserialize)]
-#[serde(rename_all = "PascalCase")]
+#[serde(rename_all = "PascalCase", deny_unknown_fields)]
 pub(super) struct BatchWriteItemRequest {
     request_items: Option<BTreeMap<String, Vec<WriteRequest>>>,
+    return_consumed_capacity: Option<String>,
+    /// `SIZE` or `NONE`: no item collection metrics are returned by a batch
+    /// here (DynamoDB returns them only for tables with local secondary
+    /// indexes); `SIZE` on such a table is refused.
+    return_item_collection_metrics: Option<String>,
 }
 
 /// `WriteRequest`: exactly one of the two members.
 #[derive(Debug, Deserialize)]
-#[serde(rename_all = "PascalCase")]
+#[serde(rename_all = "PascalCase", deny_unknown_fields)]
 struct WriteRequest {
     put_request: Option<PutRequest>,
     delete_request: Option<DeleteRequest>,
 }
 
 #[derive(Debug, Deserialize)]
-#[serde(rename_all = "PascalCase")]
+#[serde(rename_all = "PascalCase", deny_unknown_fields)]
 struct PutRequest {
     item: Option<Item>,
 }
 
 #[derive(Debug, Deserialize)]
-#[serde(rename_all = "PascalCase")]
+#[serde(rename_all = "PascalCase", deny_unknown_fields)]
 struct DeleteRequest {
     key: Option<Item>,
 }
 
 /// `BatchGetItem` request.
 #[derive(Debug, Deserialize)]
-#[serde(rename_all = "PascalCase")]
+#[serde(rename_all = "PascalCase", deny_unknown_fields)]
 pub(super) struct BatchGetItemRequest {
     request_items: Option<BTreeMap<String, KeysAndAttributes>>,
+    return_consumed_capacity: Option<String>,
 }
 
 /// `KeysAndAttributes`.
 #[derive(Clone, Debug, Deserialize)]
-#[serde(rename_all = "PascalCase")]
+#[serde(rename_all = "PascalCase", deny_unknown_fields)]
 struct KeysAndAttributes {
     keys: Option<Vec<Item>>,
     projection_expression: Option<String>,
     expression_attribute_names: Option<HashMap<String, String>>,
-    /// Accepted and ignored: every read here is strongly consistent.
+    attributes_to_get: Option<Vec<String>>,
+    /// Needs nothing: every read here is strongly consistent.
     consistent_read: Option<bool>,
 }
 
@@ -77,17 +85,11 @@ fn request_items_length(what: &str) -> ApiError {
 }
 
 fn not_found() -> ApiError {
-    ApiError::new(ErrorKind::ResourceNotFound, "Requested resource not found")
+    ApiError::new(ErrorKind::ResourceNotFound, RESOURCE_NOT_FOUND)
 }
 
 fn duplicates() -> ApiError {
     ApiError::validation("Provided list of item keys contains duplicates")
-}
-
-fn invalid(message: &str) -> ApiError {
-    ApiError::validation(format!(
-        "One or more parameter values were invalid: {message}"
-    ))
 }
 
 enum Write {
@@ -100,6 +102,18 @@ pub(super) fn batch_write_item(
     engine: &Engine,
     req: BatchWriteItemRequest,
 ) -> Result<Value, ApiError> {
+    let report = capacity::report(req.return_consumed_capacity.as_deref())?;
+    let metrics = match req.return_item_collection_metrics.as_deref() {
+        None | Some("NONE") => false,
+        Some("SIZE") => true,
+        Some(other) => {
+            return Err(enum_constraint(
+                other,
+                "returnItemCollectionMetrics",
+                &["SIZE", "NONE"],
+            ));
+        }
+    };
     let request_items = required(req.request_items, "requestItems")?;
     if request_items.is_empty() {
         return Err(request_items_length(
@@ -125,17 +139,22 @@ pub(super) fn batch_write_item(
     for (table, requests) in request_items {
         let table = table_name(Some(table))?;
         let def = engine.describe_table(&table).map_err(|_| not_found())?;
+        if metrics && !def.local_secondary_indexes.is_empty() {
+            return Err(ApiError::validation(format!(
+                "ReturnItemCollectionMetrics SIZE is not implemented by this server for BatchWriteItem on a table with local secondary indexes ({table})"
+            )));
+        }
         let mut seen = HashSet::new();
         for request in requests {
             let (pk, write) = match (request.put_request, request.delete_request) {
                 (Some(put), None) => {
-                    let item = required(put.item, "requestItems.member.putRequest.item")?;
-                    let pk = validate_item(&def, &item).map_err(|m| invalid(&m))?;
+                    let mut item = required(put.item, "requestItems.member.putRequest.item")?;
+                    let pk = validate_item(&def, &mut item).map_err(ApiError::validation)?;
                     (pk, Write::Put(item))
                 }
                 (None, Some(delete)) => {
                     let key = required(delete.key, "requestItems.member.deleteRequest.key")?;
-                    let pk = key_only_bytes(&def, &key).map_err(|m| invalid(&m))?;
+                    let pk = key_only_bytes(&def, &key).map_err(ApiError::validation)?;
                     (pk, Write::Delete(key))
                 }
                 _ => {
@@ -150,22 +169,42 @@ pub(super) fn batch_write_item(
             plan.push((table.clone(), write));
         }
     }
+    let mut units: BTreeMap<String, f64> = BTreeMap::new();
     for (table, write) in plan {
-        match write {
+        let size = match write {
             Write::Put(item) => {
-                engine.put_item(&table, item)?;
+                let size = item_size_bytes(&item);
+                engine
+                    .put_item(&table, item)?
+                    .map_or(size, |old| size.max(item_size_bytes(&old)))
             }
-            Write::Delete(key) => {
-                engine.delete_item(&table, &key)?;
-            }
-        }
+            Write::Delete(key) => engine
+                .delete_item(&table, &key)?
+                .map_or(0, |old| item_size_bytes(&old)),
+        };
+        *units.entry(table).or_default() += capacity::write_units(size);
     }
-    Ok(json!({ "UnprocessedItems": {} }))
+    let mut body = json!({ "UnprocessedItems": {} });
+    consumed_list(&mut body, report, units);
+    Ok(body)
+}
+
+/// Adds `ConsumedCapacity` (one entry per table) to a batch answer, when
+/// asked for.
+fn consumed_list(body: &mut Value, report: Report, units: BTreeMap<String, f64>) {
+    let list: Vec<Value> = units
+        .iter()
+        .filter_map(|(table, u)| capacity::consumed(report, table, *u))
+        .collect();
+    if report != Report::None {
+        body["ConsumedCapacity"] = json!(list);
+    }
 }
 
 /// `BatchGetItem`: every key read; items over the 16 MB response limit go
 /// back in `UnprocessedKeys` with their table's projection settings.
 pub(super) fn batch_get_item(engine: &Engine, req: BatchGetItemRequest) -> Result<Value, ApiError> {
+    let report = capacity::report(req.return_consumed_capacity.as_deref())?;
     let request_items = required(req.request_items, "requestItems")?;
     if request_items.is_empty() {
         return Err(request_items_length(
@@ -187,27 +226,12 @@ pub(super) fn batch_get_item(engine: &Engine, req: BatchGetItemRequest) -> Resul
         let def = engine.describe_table(&table).map_err(|_| not_found())?;
         let mut seen = HashSet::new();
         for key in &keys {
-            let pk = key_only_bytes(&def, key).map_err(|m| invalid(&m))?;
+            let pk = key_only_bytes(&def, key).map_err(ApiError::validation)?;
             if !seen.insert(pk) {
                 return Err(duplicates());
             }
         }
-        let names = spec.expression_attribute_names.clone().unwrap_or_default();
-        let no_values = HashMap::new();
-        let mut ph = Placeholders::new(&names, &no_values);
-        let projection = spec
-            .projection_expression
-            .as_deref()
-            .map(|text| expr::compile_projection(text, &mut ph))
-            .transpose()
-            .and_then(|p| ph.finish().map(|()| p))
-            .map_err(|source| {
-                ApiError::from(ReadError::Expression {
-                    table: table.clone(),
-                    source,
-                })
-            })?;
-        plans.push((table, spec, keys, projection));
+        plans.push((table, spec, keys));
     }
     if total > MAX_BATCH_GET_KEYS {
         return Err(ApiError::validation(
@@ -216,20 +240,28 @@ pub(super) fn batch_get_item(engine: &Engine, req: BatchGetItemRequest) -> Resul
     }
     let mut responses = Map::new();
     let mut unprocessed = Map::new();
+    let mut units: BTreeMap<String, f64> = BTreeMap::new();
     let mut bytes = 0u64;
-    for (table, spec, keys, projection) in plans {
+    for (table, spec, keys) in plans {
         let mut items = Vec::new();
         let mut left = Vec::new();
+        let names = names(spec.expression_attribute_names.clone())?;
+        let consistent = spec.consistent_read.unwrap_or(false);
         for key in keys {
             if bytes >= MAX_BATCH_GET_RESPONSE_BYTES {
                 left.push(key);
                 continue;
             }
-            if let Some(item) = engine.get_item(&table, &key)? {
-                let item: Item = match &projection {
-                    Some(paths) => expr::project(&item, paths).into(),
-                    None => item,
-                };
+            let out = engine.get_item_with(GetItemInput {
+                table_name: table.clone(),
+                key,
+                projection_expression: spec.projection_expression.clone(),
+                expression_attribute_names: names.clone(),
+                attributes_to_get: spec.attributes_to_get.clone(),
+            })?;
+            *units.entry(table.clone()).or_default() +=
+                capacity::read_units(out.item_size_bytes, consistent);
+            if let Some(item) = out.item {
                 bytes += item_size_bytes(&item);
                 items.push(item);
             }
@@ -243,11 +275,16 @@ pub(super) fn batch_get_item(engine: &Engine, req: BatchGetItemRequest) -> Resul
             if let Some(n) = &spec.expression_attribute_names {
                 rest["ExpressionAttributeNames"] = json!(n);
             }
+            if let Some(a) = &spec.attributes_to_get {
+                rest["AttributesToGet"] = json!(a);
+            }
             if let Some(c) = spec.consistent_read {
                 rest["ConsistentRead"] = json!(c);
             }
             unprocessed.insert(table, rest);
         }
     }
-    Ok(json!({ "Responses": responses, "UnprocessedKeys": unprocessed }))
+    let mut body = json!({ "Responses": responses, "UnprocessedKeys": unprocessed });
+    consumed_list(&mut body, report, units);
+    Ok(body)
 }

@@ -101,7 +101,34 @@ pub struct ApiError {
     pub kind: ErrorKind,
     /// The `message` field.
     pub message: String,
+    /// The `Item` member of a `ConditionalCheckFailedException` (the item
+    /// as it was, when the request set `ReturnValuesOnConditionCheckFailure`
+    /// to `ALL_OLD`), in DynamoDB JSON.
+    pub item: Option<serde_json::Value>,
 }
+
+/// The `ValidationException` DynamoDB answers for a value outside a
+/// member's enum: `Value 'X' at 'member' failed to satisfy constraint:
+/// Member must satisfy enum value set: [A, B]`.
+pub(super) fn enum_constraint(value: &str, member: &str, allowed: &[&str]) -> ApiError {
+    ApiError::validation(format!(
+        "1 validation error detected: Value '{value}' at '{member}' failed to satisfy constraint: Member must satisfy enum value set: [{}]",
+        allowed.join(", ")
+    ))
+}
+
+/// The message DynamoDB answers for a table that does not exist, for the
+/// table operations (DescribeTable, UpdateTable, DeleteTable, the TTL
+/// operations); the item operations answer without the name.
+pub(super) fn table_not_found(table: &str) -> ApiError {
+    ApiError::new(
+        ErrorKind::ResourceNotFound,
+        format!("Requested resource not found: Table: {table} not found"),
+    )
+}
+
+/// The message of the item operations for a table that does not exist.
+pub(super) const RESOURCE_NOT_FOUND: &str = "Requested resource not found";
 
 impl ApiError {
     /// An error of `kind` saying `message`.
@@ -109,6 +136,7 @@ impl ApiError {
         Self {
             kind,
             message: message.into(),
+            item: None,
         }
     }
 
@@ -128,10 +156,13 @@ impl ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let body = serde_json::json!({
+        let mut body = serde_json::json!({
             "__type": self.kind.type_name(),
             "message": self.message,
         });
+        if let Some(item) = self.item {
+            body["Item"] = item;
+        }
         let mut response = (self.kind.status(), body.to_string()).into_response();
         response.headers_mut().insert(
             header::CONTENT_TYPE,
@@ -142,41 +173,48 @@ impl IntoResponse for ApiError {
 }
 
 impl From<TableError> for ApiError {
+    /// DynamoDB's answer to a table operation that failed: the engine's
+    /// own wording for a refused request is DynamoDB's already.
     fn from(e: TableError) -> Self {
-        let kind = match &e {
-            TableError::NotFound { .. } => ErrorKind::ResourceNotFound,
-            TableError::AlreadyExists { .. } => ErrorKind::ResourceInUse,
-            TableError::Invalid { .. } => ErrorKind::Validation,
-            _ => ErrorKind::InternalServerError,
-        };
-        Self::new(kind, e.to_string())
+        match e {
+            TableError::NotFound { table } => table_not_found(&table),
+            TableError::AlreadyExists { table } => Self::new(
+                ErrorKind::ResourceInUse,
+                format!("Table already exists: {table}"),
+            ),
+            TableError::Invalid { message, .. } => Self::validation(message),
+            other => Self::new(ErrorKind::InternalServerError, other.to_string()),
+        }
     }
 }
 
 impl From<WriteError> for ApiError {
     fn from(e: WriteError) -> Self {
-        let kind = match &e {
-            WriteError::TableNotFound { .. } => ErrorKind::ResourceNotFound,
-            WriteError::Validation { .. } | WriteError::Expression { .. } => ErrorKind::Validation,
-            WriteError::ConditionalCheckFailed { .. } => {
-                return Self::new(
-                    ErrorKind::ConditionalCheckFailed,
-                    "The conditional request failed",
-                );
+        match e {
+            WriteError::TableNotFound { .. } => {
+                Self::new(ErrorKind::ResourceNotFound, RESOURCE_NOT_FOUND)
             }
-            _ => ErrorKind::InternalServerError,
-        };
-        Self::new(kind, e.to_string())
+            WriteError::Validation { message, .. } => Self::validation(message),
+            WriteError::Expression { source, .. } => Self::validation(source.to_string()),
+            WriteError::ConditionalCheckFailed { item, .. } => Self {
+                kind: ErrorKind::ConditionalCheckFailed,
+                message: "The conditional request failed".to_string(),
+                item: item.map(|i| serde_json::json!(i)),
+            },
+            other => Self::new(ErrorKind::InternalServerError, other.to_string()),
+        }
     }
 }
 
 impl From<ReadError> for ApiError {
     fn from(e: ReadError) -> Self {
-        let kind = match &e {
-            ReadError::TableNotFound { .. } => ErrorKind::ResourceNotFound,
-            ReadError::Validation { .. } | ReadError::Expression { .. } => ErrorKind::Validation,
-            _ => ErrorKind::InternalServerError,
-        };
-        Self::new(kind, e.to_string())
+        match e {
+            ReadError::TableNotFound { .. } => {
+                Self::new(ErrorKind::ResourceNotFound, RESOURCE_NOT_FOUND)
+            }
+            ReadError::Validation { message, .. } => Self::validation(message),
+            ReadError::Expression { source, .. } => Self::validation(source.to_string()),
+            other => Self::new(ErrorKind::InternalServerError, other.to_string()),
+        }
     }
 }

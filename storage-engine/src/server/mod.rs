@@ -3,11 +3,17 @@
 //! usual AWS SDK by pointing its endpoint URL at this server.
 //!
 //! Operations served: CreateTable, DescribeTable, ListTables, UpdateTable
-//! (stream on/off; `BillingMode` and `ProvisionedThroughput` accepted),
-//! DeleteTable, PutItem, GetItem, UpdateItem, DeleteItem, Query, Scan,
-//! BatchWriteItem (25 requests), BatchGetItem (100 keys, 16 MB answer, the
-//! rest in `UnprocessedKeys`), UpdateTimeToLive, DescribeTimeToLive.
-//! Errors are AWS's shapes ([`ApiError`]).
+//! (stream on/off, `BillingMode`, `ProvisionedThroughput`), DeleteTable,
+//! PutItem, GetItem, UpdateItem, DeleteItem, Query, Scan (parallel:
+//! `Segment` / `TotalSegments`), BatchWriteItem (25 requests),
+//! BatchGetItem (100 keys, 16 MB answer, the rest in `UnprocessedKeys`),
+//! UpdateTimeToLive, DescribeTimeToLive, TagResource, UntagResource,
+//! ListTagsOfResource; the legacy conditional parameters (`Expected`,
+//! `ConditionalOperator`, `AttributeUpdates`, `AttributesToGet`,
+//! `KeyConditions`, `QueryFilter`, `ScanFilter`) as DynamoDB documents
+//! them. A request member this server does not implement is refused by
+//! name (`ValidationException`), never dropped. Errors are AWS's shapes
+//! ([`ApiError`]), with DynamoDB's messages for the cases clients match on.
 //!
 //! ## Limits of this slice
 //!
@@ -20,11 +26,12 @@
 //! * The DynamoDB Streams API (ListStreams, DescribeStream,
 //!   GetShardIterator, GetRecords) is served on the same endpoint
 //!   (`X-Amz-Target: DynamoDBStreams_20120810.<Op>`); see `streams.rs`.
-//! * Not served: transactions, PartiQL, UpdateTable index changes, Scan `Segment`s, the legacy parameters
-//!   (`Expected`, `KeyConditions`, `AttributesToGet`, ...).
-//! * Table and stream ARNs use the engine's region and account
-//!   ([`crate::STREAM_ARN_REGION`], [`crate::STREAM_ARN_ACCOUNT`]: DynamoDB
-//!   Local's `ddblocal` / `000000000000`); `LatestStreamArn` /
+//! * Not served: transactions, PartiQL, UpdateTable index changes,
+//!   backups, global tables, deletion protection, table classes, SSE.
+//! * Table and stream ARNs, and the `awsRegion` of stream records, carry
+//!   the region of the request's SigV4 credential scope (an unsigned
+//!   request: [`ServerOptions::region`]) and account `000000000000`; an ARN
+//!   in a request may name any region. `LatestStreamArn` /
 //!   `LatestStreamLabel` name the table's newest stream.
 //!
 //! ## Example
@@ -40,15 +47,21 @@
 //! ```
 
 mod admin;
+mod arn;
 mod batch;
+mod capacity;
+mod create_table;
 mod dynamodb;
 mod error;
+mod items;
 mod protocol;
+mod reads;
 mod shapes;
 mod sigv4;
 mod streams;
 mod table_update;
 mod tables;
+mod tags;
 mod ttl;
 
 pub use admin::ADMIN_PREFIX;
@@ -91,14 +104,21 @@ pub struct ServerOptions {
     pub max_request_body_bytes: usize,
     /// How long (engine clock) a TTL change stays `ENABLING` / `DISABLING`,
     /// during which another UpdateTimeToLive on the table is refused, as
-    /// DynamoDB does for up to an hour. Zero: no transition. Default:
-    /// [`DEFAULT_TTL_TRANSITION`].
+    /// DynamoDB does for up to an hour. Zero (the default): none, so
+    /// DescribeTimeToLive reports `ENABLED` at once, as the service answers
+    /// in practice. Default: [`DEFAULT_TTL_TRANSITION`].
     pub ttl_transition: Duration,
+    /// The region of ARNs and stream records for a request that is not
+    /// signed (a signed request gets the region it signed for). Default:
+    /// [`DEFAULT_REGION`].
+    pub region: String,
 }
 
-/// The default [`ServerOptions::ttl_transition`]: 5 seconds (DynamoDB: up to
-/// one hour), short so that tools and tests need not wait long.
-pub const DEFAULT_TTL_TRANSITION: Duration = Duration::from_secs(5);
+/// The default [`ServerOptions::ttl_transition`]: none.
+pub const DEFAULT_TTL_TRANSITION: Duration = Duration::ZERO;
+
+/// The default [`ServerOptions::region`]: `us-east-1`.
+pub const DEFAULT_REGION: &str = "us-east-1";
 
 impl Default for ServerOptions {
     fn default() -> Self {
@@ -106,6 +126,7 @@ impl Default for ServerOptions {
             listen: SocketAddr::from(([127, 0, 0, 1], 8000)),
             max_request_body_bytes: MAX_REQUEST_BODY_BYTES,
             ttl_transition: DEFAULT_TTL_TRANSITION,
+            region: DEFAULT_REGION.to_string(),
             credentials: None,
             manual_clock: None,
         }
@@ -140,6 +161,7 @@ struct AppState {
     engine: Engine,
     max_request_body_bytes: usize,
     ttl_transition: Duration,
+    region: String,
     credentials: Option<Arc<Credentials>>,
     manual_clock: Option<Arc<ManualClock>>,
 }
@@ -157,6 +179,7 @@ pub fn router(engine: Engine, options: &ServerOptions) -> Router {
             engine,
             max_request_body_bytes: options.max_request_body_bytes,
             ttl_transition: options.ttl_transition,
+            region: options.region.clone(),
             credentials: options.credentials.clone().map(Arc::new),
             manual_clock: options.manual_clock.clone(),
         })

@@ -53,6 +53,8 @@ async fn handle_inner(
     if let Some(credentials) = &state.credentials {
         credentials.verify(method, uri, &headers, &bytes)?;
     }
+    // The region the client signed for names the ARNs and records it gets.
+    let region = super::sigv4::signed_region(&headers).unwrap_or_else(|| state.region.clone());
     check_content_type(&headers)?;
     let target = headers
         .get("x-amz-target")
@@ -68,9 +70,9 @@ async fn handle_inner(
     };
     tokio::task::spawn_blocking(move || {
         if streams {
-            super::streams::dispatch(&state.engine, &operation, &bytes)
+            super::streams::dispatch(&state.engine, &region, &operation, &bytes)
         } else {
-            dynamodb::dispatch(&state, &operation, &bytes)
+            dynamodb::dispatch(&state, &region, &operation, &bytes)
         }
     })
     .await
@@ -135,11 +137,13 @@ fn body_error(e: &axum::Error, limit: usize) -> ApiError {
 
 /// Parses a request body: not JSON, or not an object, is a
 /// `SerializationException`; a member of the wrong JSON type (e.g. a number
-/// where DynamoDB wants a string) too, as AWS answers.
+/// where DynamoDB wants a string) too, as AWS answers. A member this server
+/// does not implement is a `ValidationException` naming it (the request
+/// shapes refuse unknown members), so no parameter is silently dropped.
 ///
 /// # Errors
 ///
-/// [`ErrorKind::Serialization`].
+/// [`ErrorKind::Serialization`]; [`ErrorKind::Validation`].
 pub(super) fn parse<T: DeserializeOwned>(bytes: &Bytes) -> Result<T, ApiError> {
     let value: serde_json::Value = serde_json::from_slice(bytes)
         .map_err(|e| ApiError::new(ErrorKind::Serialization, format!("malformed JSON: {e}")))?;
@@ -149,6 +153,40 @@ pub(super) fn parse<T: DeserializeOwned>(bytes: &Bytes) -> Result<T, ApiError> {
             "the request body must be a JSON object",
         ));
     }
-    serde_json::from_value(value)
-        .map_err(|e| ApiError::new(ErrorKind::Serialization, e.to_string()))
+    serde_json::from_value(value).map_err(|e| decode_error(&e.to_string()))
+}
+
+/// The AWS error for a request body that does not decode into its shape.
+fn decode_error(message: &str) -> ApiError {
+    if let Some(rest) = message.strip_prefix("unknown field `") {
+        let member = rest.split('`').next().unwrap_or_default();
+        return ApiError::validation(format!(
+            "The request parameter {member} is not implemented by this server (ttlstream serve); the request was not run"
+        ));
+    }
+    let validation = |m: &str| ApiError::validation(m.to_string());
+    if message.contains("found none") || message.contains("is not a known DynamoDB prefix") {
+        return validation(
+            "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes",
+        );
+    }
+    if message.contains("found multiple keys") {
+        return validation(
+            "Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes",
+        );
+    }
+    // DynamoDB's SerializationException wording for the common type errors.
+    let aws = if message.contains("expected a string")
+        && message.starts_with("invalid type: integer")
+        || message.starts_with("invalid type: floating point")
+    {
+        "NUMBER_VALUE cannot be converted to String".to_string()
+    } else if message.starts_with("invalid type: map") {
+        "Start of structure or map found where not expected".to_string()
+    } else if message.starts_with("invalid type: sequence") {
+        "Start of list found where not expected".to_string()
+    } else {
+        message.to_string()
+    };
+    ApiError::new(ErrorKind::Serialization, aws)
 }

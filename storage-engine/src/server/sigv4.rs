@@ -255,6 +255,15 @@ impl<'a> Authorization<'a> {
     }
 }
 
+/// The region of the request's SigV4 credential scope
+/// (`Credential=AKID/DATE/REGION/dynamodb/aws4_request`), if it is signed.
+/// The signature itself is not checked here.
+pub(super) fn signed_region(headers: &HeaderMap) -> Option<String> {
+    let text = header(headers, "authorization")?;
+    let auth = Authorization::parse(text).ok()?;
+    (!auth.region.is_empty()).then(|| auth.region.to_string())
+}
+
 fn header<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }

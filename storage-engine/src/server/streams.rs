@@ -15,6 +15,7 @@
 //!   `PrincipalId` (Lambda's event uses `type` / `principalId`), only on TTL
 //!   deletions; `ApproximateCreationDateTime` in epoch seconds.
 
+use super::arn;
 use super::error::{ApiError, ErrorKind};
 use super::protocol::parse;
 use super::tables::{page_limit, required};
@@ -35,12 +36,17 @@ pub const SHARD_ITERATOR_LIFETIME_MILLIS: i64 = 15 * 60 * 1000;
 /// # Errors
 ///
 /// Any [`ApiError`]; an unknown name is `UnknownOperationException`.
-pub(super) fn dispatch(engine: &Engine, operation: &str, body: &Bytes) -> Result<Value, ApiError> {
+pub(super) fn dispatch(
+    engine: &Engine,
+    region: &str,
+    operation: &str,
+    body: &Bytes,
+) -> Result<Value, ApiError> {
     match operation {
-        "ListStreams" => list_streams(engine, parse(body)?),
-        "DescribeStream" => describe_stream(engine, parse(body)?),
+        "ListStreams" => list_streams(engine, region, parse(body)?),
+        "DescribeStream" => describe_stream(engine, region, parse(body)?),
         "GetShardIterator" => get_shard_iterator(engine, parse(body)?),
-        "GetRecords" => get_records(engine, parse(body)?),
+        "GetRecords" => get_records(engine, region, parse(body)?),
         other => Err(ApiError::new(
             ErrorKind::UnknownOperation,
             format!(
@@ -67,7 +73,7 @@ impl From<StreamError> for ApiError {
 }
 
 #[derive(Debug, Deserialize)]
-#[serde(rename_all = "PascalCase")]
+#[serde(rename_all = "PascalCase", deny_unknown_fields)]
 struct ListStreamsRequest {
     table_name: Option<String>,
     limit: Option<i64>,
@@ -76,22 +82,24 @@ struct ListStreamsRequest {
 
 /// `ListStreams`: 1 to 100 per page (default 100), paged by
 /// `ExclusiveStartStreamArn` / `LastEvaluatedStreamArn`.
-fn list_streams(engine: &Engine, req: ListStreamsRequest) -> Result<Value, ApiError> {
+fn list_streams(engine: &Engine, region: &str, req: ListStreamsRequest) -> Result<Value, ApiError> {
     let limit = page_limit(req.limit, 100)?;
     let all = engine.list_streams(req.table_name.as_deref())?;
     let start = match &req.exclusive_start_stream_arn {
         None => 0,
-        Some(arn) => all
-            .iter()
-            .position(|s| &s.stream_arn == arn)
-            .map_or(0, |i| i + 1),
+        Some(arn) => {
+            let arn = arn::for_engine(arn);
+            all.iter()
+                .position(|s| s.stream_arn == arn)
+                .map_or(0, |i| i + 1)
+        }
     };
     let page: Vec<_> = all.iter().skip(start).take(limit).collect();
     let streams: Vec<Value> = page
         .iter()
         .map(|s| {
             json!({
-                "StreamArn": s.stream_arn,
+                "StreamArn": arn::for_client(&s.stream_arn, region),
                 "TableName": s.table_name,
                 "StreamLabel": s.stream_label,
             })
@@ -101,26 +109,57 @@ fn list_streams(engine: &Engine, req: ListStreamsRequest) -> Result<Value, ApiEr
     if start + page.len() < all.len()
         && let Some(last) = page.last()
     {
-        out["LastEvaluatedStreamArn"] = json!(last.stream_arn);
+        out["LastEvaluatedStreamArn"] = json!(arn::for_client(&last.stream_arn, region));
     }
     Ok(out)
 }
 
 #[derive(Debug, Deserialize)]
-#[serde(rename_all = "PascalCase")]
+#[serde(rename_all = "PascalCase", deny_unknown_fields)]
 struct DescribeStreamRequest {
     stream_arn: Option<String>,
     limit: Option<i64>,
     exclusive_start_shard_id: Option<String>,
+    shard_filter: Option<ShardFilter>,
+}
+
+/// `ShardFilter`: `CHILD_SHARDS` of one shard.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "PascalCase", deny_unknown_fields)]
+struct ShardFilter {
+    r#type: Option<String>,
+    shard_id: Option<String>,
 }
 
 /// `DescribeStream`: the stream and its shards (parent before child),
 /// paged by `ExclusiveStartShardId` / `LastEvaluatedShardId` (1 to 100,
-/// default 100).
-fn describe_stream(engine: &Engine, req: DescribeStreamRequest) -> Result<Value, ApiError> {
-    let arn = required(req.stream_arn, "streamArn")?;
+/// default 100); with a `ShardFilter` of type `CHILD_SHARDS`, only the
+/// shards whose parent is its `ShardId` ("DescribeStream",
+/// "ShardFilter" in the DynamoDB Streams API Reference).
+fn describe_stream(
+    engine: &Engine,
+    region: &str,
+    req: DescribeStreamRequest,
+) -> Result<Value, ApiError> {
+    let arn = arn::for_engine(&required(req.stream_arn, "streamArn")?);
     let limit = page_limit(req.limit, 100)?;
-    let d = engine.describe_stream(&arn)?;
+    let mut d = engine.describe_stream(&arn)?;
+    if let Some(filter) = req.shard_filter {
+        match filter.r#type.as_deref() {
+            Some("CHILD_SHARDS") => {}
+            Some(other) => {
+                return Err(super::error::enum_constraint(
+                    other,
+                    "shardFilter.type",
+                    &["CHILD_SHARDS"],
+                ));
+            }
+            None => return Err(ApiError::missing("shardFilter.type")),
+        }
+        let parent = required(filter.shard_id, "shardFilter.shardId")?;
+        d.shards
+            .retain(|s| s.parent_shard_id.as_deref() == Some(parent.as_str()));
+    }
     let start = match &req.exclusive_start_shard_id {
         None => 0,
         Some(id) => d
@@ -155,7 +194,7 @@ fn describe_stream(engine: &Engine, req: DescribeStreamRequest) -> Result<Value,
         })
         .collect();
     let mut description = json!({
-        "StreamArn": d.stream_arn,
+        "StreamArn": arn::for_client(&d.stream_arn, region),
         "StreamLabel": d.stream_label,
         "StreamStatus": d.stream_status.as_str(),
         "StreamViewType": d.stream_view_type.as_str(),
@@ -173,7 +212,7 @@ fn describe_stream(engine: &Engine, req: DescribeStreamRequest) -> Result<Value,
 }
 
 #[derive(Debug, Deserialize)]
-#[serde(rename_all = "PascalCase")]
+#[serde(rename_all = "PascalCase", deny_unknown_fields)]
 struct GetShardIteratorRequest {
     stream_arn: Option<String>,
     shard_id: Option<String>,
@@ -184,7 +223,7 @@ struct GetShardIteratorRequest {
 /// `GetShardIterator`: TRIM_HORIZON, LATEST, AT_SEQUENCE_NUMBER,
 /// AFTER_SEQUENCE_NUMBER.
 fn get_shard_iterator(engine: &Engine, req: GetShardIteratorRequest) -> Result<Value, ApiError> {
-    let arn = required(req.stream_arn, "streamArn")?;
+    let arn = arn::for_engine(&required(req.stream_arn, "streamArn")?);
     let shard_id = required(req.shard_id, "shardId")?;
     let kind = required(req.shard_iterator_type, "shardIteratorType")?;
     let sequence = |req_seq: Option<String>| -> Result<SequenceNumber, ApiError> {
@@ -272,14 +311,14 @@ impl Iterator {
 }
 
 #[derive(Debug, Deserialize)]
-#[serde(rename_all = "PascalCase")]
+#[serde(rename_all = "PascalCase", deny_unknown_fields)]
 struct GetRecordsRequest {
     shard_iterator: Option<String>,
     limit: Option<i64>,
 }
 
 /// `GetRecords`.
-fn get_records(engine: &Engine, req: GetRecordsRequest) -> Result<Value, ApiError> {
+fn get_records(engine: &Engine, region: &str, req: GetRecordsRequest) -> Result<Value, ApiError> {
     let text = required(req.shard_iterator, "shardIterator")?;
     let limit = page_limit(req.limit, crate::MAX_GET_RECORDS)?;
     let iterator = Iterator::decode(&text)?;
@@ -303,7 +342,7 @@ fn get_records(engine: &Engine, req: GetRecordsRequest) -> Result<Value, ApiErro
         iterator.position,
         limit,
     )?;
-    let records: Vec<Value> = out.records.iter().map(record_json).collect();
+    let records: Vec<Value> = out.records.iter().map(|r| record_json(r, region)).collect();
     let mut body = json!({ "Records": records });
     if let Some(next) = out.next_position {
         let next = Iterator {
@@ -317,8 +356,8 @@ fn get_records(engine: &Engine, req: GetRecordsRequest) -> Result<Value, ApiErro
 }
 
 /// A change record in the GetRecords shape (Amazon DynamoDB Streams API
-/// Reference, `Record` and `StreamRecord`).
-fn record_json(r: &ChangeRecord) -> Value {
+/// Reference, `Record` and `StreamRecord`), `awsRegion` the client's.
+fn record_json(r: &ChangeRecord, region: &str) -> Value {
     let mut stream_record = Map::new();
     stream_record.insert(
         "ApproximateCreationDateTime".into(),
@@ -342,7 +381,7 @@ fn record_json(r: &ChangeRecord) -> Value {
         "eventName": r.event_name.as_str(),
         "eventVersion": "1.1",
         "eventSource": "aws:dynamodb",
-        "awsRegion": crate::STREAM_ARN_REGION,
+        "awsRegion": region,
         "dynamodb": stream_record,
     });
     if let Some(identity) = &r.user_identity {

@@ -1,15 +1,13 @@
-//! Table operations: CreateTable, DescribeTable, ListTables (DynamoDB API
-//! Reference pages of the same names).
+//! DescribeTable and ListTables (DynamoDB API Reference pages of the same
+//! names), and the request members every table operation checks.
 
 use super::error::ApiError;
 use super::shapes::{
-    AttributeDefinition, CreateTableRequest, IndexDescription, IndexShape, KeySchemaElement,
-    ListTablesRequest, ProjectionShape, StreamSpecification, TableDescription, TableNameRequest,
+    AttributeDefinition, BillingModeSummary, IndexDescription, KeySchemaElement, ListTablesRequest,
+    ProjectionShape, ProvisionedThroughputDescription, StreamSpecification, TableDescription,
+    TableNameRequest,
 };
-use crate::{
-    Engine, GlobalSecondaryIndex, KeyAttribute, LocalSecondaryIndex, Projection,
-    ScalarAttributeType, StreamViewType, TableDefinition,
-};
+use crate::{BillingMode, Engine, KeyAttribute, Projection};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
@@ -66,112 +64,6 @@ pub(super) fn table_name(value: Option<String>) -> Result<String, ApiError> {
     }
 }
 
-/// `CreateTable`.
-pub(super) fn create_table(engine: &Engine, req: CreateTableRequest) -> Result<Value, ApiError> {
-    let name = table_name(req.table_name)?;
-    let definitions = required(req.attribute_definitions, "attributeDefinitions")?;
-    let mut types = BTreeMap::new();
-    for d in &definitions {
-        types.insert(d.attribute_name.clone(), scalar_type(&d.attribute_type)?);
-    }
-    let key = |element: &KeySchemaElement| -> Result<KeyAttribute, ApiError> {
-        let ty = types.get(&element.attribute_name).ok_or_else(|| {
-            ApiError::validation(format!(
-                "One or more parameter values were invalid: Some index key attributes are not defined in AttributeDefinitions. Keys: [{}]",
-                element.attribute_name
-            ))
-        })?;
-        Ok(KeyAttribute::new(element.attribute_name.clone(), *ty))
-    };
-    let (hash, range) = split_key_schema(&required(req.key_schema, "keySchema")?)?;
-    let mut def = TableDefinition::new(name.clone(), "", ScalarAttributeType::S);
-    def.partition_key = key(&hash)?;
-    def.sort_key = range.as_ref().map(key).transpose()?;
-    for ix in req.global_secondary_indexes.unwrap_or_default() {
-        let index_name = required(ix.index_name.clone(), "globalSecondaryIndexes.indexName")?;
-        let (h, r) = split_key_schema(&index_key_schema(&ix)?)?;
-        def.global_secondary_indexes.push(GlobalSecondaryIndex {
-            index_name,
-            partition_key: key(&h)?,
-            sort_key: r.as_ref().map(key).transpose()?,
-            projection: projection(ix.projection.as_ref())?,
-        });
-    }
-    for ix in req.local_secondary_indexes.unwrap_or_default() {
-        let index_name = required(ix.index_name.clone(), "localSecondaryIndexes.indexName")?;
-        let (h, r) = split_key_schema(&index_key_schema(&ix)?)?;
-        if h.attribute_name != def.partition_key.attribute_name {
-            return Err(ApiError::validation(format!(
-                "One or more parameter values were invalid: Index KeySchema does not have the same leading hash key as table KeySchema for index: {index_name}"
-            )));
-        }
-        let sort = r.ok_or_else(|| {
-            ApiError::validation(format!(
-                "One or more parameter values were invalid: Local secondary index {index_name} must have a range key"
-            ))
-        })?;
-        def.local_secondary_indexes.push(LocalSecondaryIndex {
-            index_name,
-            sort_key: key(&sort)?,
-            projection: projection(ix.projection.as_ref())?,
-        });
-    }
-    if let Some(spec) = req.stream_specification.filter(|s| s.stream_enabled) {
-        let view = required(spec.stream_view_type, "streamSpecification.streamViewType")?;
-        def.stream_view_type = Some(view.parse::<StreamViewType>().map_err(|_| {
-            ApiError::validation(format!(
-                "1 validation error detected: Value '{view}' at 'streamSpecification.streamViewType' failed to satisfy constraint: Member must satisfy enum value set: [NEW_IMAGE, OLD_IMAGE, NEW_AND_OLD_IMAGES, KEYS_ONLY]"
-            ))
-        })?);
-    }
-    super::table_update::check_billing_mode(req.billing_mode.as_deref())?;
-    engine.create_table(def)?;
-    Ok(json!({ "TableDescription": describe(engine, &name)? }))
-}
-
-fn index_key_schema(ix: &IndexShape) -> Result<Vec<KeySchemaElement>, ApiError> {
-    required(ix.key_schema.clone(), "index.keySchema")
-}
-
-fn scalar_type(text: &str) -> Result<ScalarAttributeType, ApiError> {
-    match text {
-        "S" => Ok(ScalarAttributeType::S),
-        "N" => Ok(ScalarAttributeType::N),
-        "B" => Ok(ScalarAttributeType::B),
-        other => Err(ApiError::validation(format!(
-            "1 validation error detected: Value '{other}' at 'attributeDefinitions.member.attributeType' failed to satisfy constraint: Member must satisfy enum value set: [B, N, S]"
-        ))),
-    }
-}
-
-fn split_key_schema(
-    schema: &[KeySchemaElement],
-) -> Result<(KeySchemaElement, Option<KeySchemaElement>), ApiError> {
-    match schema {
-        [h] if h.key_type == "HASH" => Ok((h.clone(), None)),
-        [h, r] if h.key_type == "HASH" && r.key_type == "RANGE" => Ok((h.clone(), Some(r.clone()))),
-        _ => Err(ApiError::validation(
-            "Invalid KeySchema: a HASH key, optionally followed by one RANGE key, is required",
-        )),
-    }
-}
-
-fn projection(shape: Option<&ProjectionShape>) -> Result<Projection, ApiError> {
-    let Some(shape) = shape else {
-        return Err(ApiError::missing("index.projection"));
-    };
-    match shape.projection_type.as_deref().unwrap_or("ALL") {
-        "ALL" => Ok(Projection::All),
-        "KEYS_ONLY" => Ok(Projection::KeysOnly),
-        "INCLUDE" => Ok(Projection::Include(
-            shape.non_key_attributes.clone().unwrap_or_default(),
-        )),
-        other => Err(ApiError::validation(format!(
-            "Unknown ProjectionType `{other}`: expected ALL, KEYS_ONLY or INCLUDE"
-        ))),
-    }
-}
-
 fn key_schema(pk: &KeyAttribute, sk: Option<&KeyAttribute>) -> Vec<KeySchemaElement> {
     let element = |k: &KeyAttribute, t: &str| KeySchemaElement {
         attribute_name: k.attribute_name.clone(),
@@ -194,22 +86,55 @@ fn projection_shape(p: &Projection) -> ProjectionShape {
     }
 }
 
-pub(super) fn describe(engine: &Engine, name: &str) -> Result<TableDescription, ApiError> {
+/// A UUID-shaped `TableId`, the same for the table's whole life: derived
+/// from its name and creation instant.
+fn table_id(name: &str, created_millis: i64) -> String {
+    let fnv = |seed: u64| {
+        name.bytes()
+            .chain(created_millis.to_be_bytes())
+            .fold(seed, |h, b| {
+                (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+            })
+    };
+    let (a, b) = (fnv(0xcbf2_9ce4_8422_2325), fnv(0x8422_2325_cbf2_9ce4));
+    format!(
+        "{:08x}-{:04x}-4{:03x}-{:04x}-{:012x}",
+        a >> 32,
+        (a >> 16) & 0xffff,
+        a & 0x0fff,
+        0x8000 | ((b >> 48) & 0x3fff),
+        b & 0xffff_ffff_ffff
+    )
+}
+
+/// The table's `TableDescription` for a client of `region`.
+pub(super) fn describe(
+    engine: &Engine,
+    region: &str,
+    name: &str,
+) -> Result<TableDescription, ApiError> {
     let def = engine.describe_table(name)?;
+    let properties = engine.table_properties(name)?;
+    let created_millis = engine.table_created_at_millis(name)?.unwrap_or(0);
+    let size = engine.table_size(name)?;
     // The newest stream, ENABLED or DISABLED, as DescribeTable reports it.
     let latest = engine.latest_stream(name)?;
-    // The same region and account as the engine's StreamArns.
-    let arn = format!(
-        "arn:aws:dynamodb:{}:{}:table/{name}",
-        crate::STREAM_ARN_REGION,
-        crate::STREAM_ARN_ACCOUNT
-    );
+    let arn = super::arn::table(region, name);
     let mut attributes = BTreeMap::new();
     let mut note = |k: &KeyAttribute| {
         attributes.insert(k.attribute_name.clone(), k.attribute_type.as_str());
     };
     note(&def.partition_key);
     def.sort_key.iter().for_each(&mut note);
+    let throughput = ProvisionedThroughputDescription {
+        read_capacity_units: properties
+            .provisioned_throughput
+            .map_or(0, |t| t.read_capacity_units),
+        write_capacity_units: properties
+            .provisioned_throughput
+            .map_or(0, |t| t.write_capacity_units),
+        number_of_decreases_today: 0,
+    };
     let gsis = def
         .global_secondary_indexes
         .iter()
@@ -222,6 +147,7 @@ pub(super) fn describe(engine: &Engine, name: &str) -> Result<TableDescription, 
                 projection: projection_shape(&ix.projection),
                 index_arn: format!("{arn}/index/{}", ix.index_name),
                 index_status: Some("ACTIVE"),
+                provisioned_throughput: Some(throughput.clone()),
             }
         })
         .collect();
@@ -236,11 +162,15 @@ pub(super) fn describe(engine: &Engine, name: &str) -> Result<TableDescription, 
                 projection: projection_shape(&ix.projection),
                 index_arn: format!("{arn}/index/{}", ix.index_name),
                 index_status: None,
+                provisioned_throughput: None,
             }
         })
         .collect();
+    let created_secs = created_millis as f64 / 1000.0;
     Ok(TableDescription {
         table_name: name.to_string(),
+        table_id: table_id(name, created_millis),
+        creation_date_time: created_secs,
         key_schema: key_schema(&def.partition_key, def.sort_key.as_ref()),
         attribute_definitions: attributes
             .into_iter()
@@ -250,22 +180,37 @@ pub(super) fn describe(engine: &Engine, name: &str) -> Result<TableDescription, 
             })
             .collect(),
         table_status: "ACTIVE",
+        item_count: size.item_count,
+        table_size_bytes: size.table_size_bytes,
+        billing_mode_summary: BillingModeSummary {
+            billing_mode: properties.billing_mode.as_str(),
+            last_update_to_pay_per_request_date_time: (properties.billing_mode
+                == BillingMode::PayPerRequest)
+                .then_some(created_secs),
+        },
+        provisioned_throughput: throughput,
         global_secondary_indexes: gsis,
         local_secondary_indexes: lsis,
         stream_specification: def.stream_view_type.map(|v| StreamSpecification {
             stream_enabled: true,
             stream_view_type: Some(v.as_str().to_string()),
         }),
-        latest_stream_arn: latest.as_ref().map(|s| s.stream_arn.clone()),
+        latest_stream_arn: latest
+            .as_ref()
+            .map(|s| super::arn::for_client(&s.stream_arn, region)),
         latest_stream_label: latest.map(|s| s.stream_label),
         table_arn: arn,
     })
 }
 
 /// `DescribeTable`.
-pub(super) fn describe_table(engine: &Engine, req: TableNameRequest) -> Result<Value, ApiError> {
+pub(super) fn describe_table(
+    engine: &Engine,
+    region: &str,
+    req: TableNameRequest,
+) -> Result<Value, ApiError> {
     let name = table_name(req.table_name)?;
-    Ok(json!({ "Table": describe(engine, &name)? }))
+    Ok(json!({ "Table": describe(engine, region, &name)? }))
 }
 
 /// `ListTables`.

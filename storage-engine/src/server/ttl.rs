@@ -6,7 +6,8 @@
 //! hour duration result in a ValidationException" (UpdateTimeToLive), and
 //! DescribeTimeToLive reports `ENABLING` / `DISABLING` meanwhile. Here that
 //! hour is [`ServerOptions::ttl_transition`](super::ServerOptions::ttl_transition)
-//! of engine-clock time (default 5 s; zero turns transitions off), measured
+//! of engine-clock time (default zero: no transition, the final state at
+//! once, as the service answers in practice), measured
 //! from the engine's record of the last change, so it survives a restart and
 //! a test can step over it with a manual clock. The engine applies a change
 //! at once: items expire (or stop expiring) from the call on, as DynamoDB may
@@ -30,7 +31,8 @@ fn in_transition(engine: &Engine, table: &str, transition: Duration) -> Result<b
 
 /// `UpdateTimeToLive`: refused while the previous change is in transition,
 /// when asked for the state TTL is already in, or for another attribute
-/// while TTL is enabled — each a `ValidationException` worded as DynamoDB's.
+/// than the one TTL is enabled on (enabling or disabling) — each a
+/// `ValidationException` worded as DynamoDB's.
 pub(super) fn update_time_to_live(
     engine: &Engine,
     transition: Duration,
@@ -52,7 +54,9 @@ pub(super) fn update_time_to_live(
         ));
     }
     match current.filter(|c| c.enabled) {
-        Some(c) if enabled && c.attribute_name != attribute_name => {
+        // Enabling another attribute, or disabling with another name than
+        // the one TTL is on: DynamoDB refuses both.
+        Some(c) if c.attribute_name != attribute_name => {
             return Err(ApiError::validation(format!(
                 "TimeToLive is active on a different AttributeName: current AttributeName is {}",
                 c.attribute_name

@@ -44,6 +44,7 @@ fn revival_prevention_update_refuses_expired_items() {
         expression_attribute_names: HashMap::from([("#d".into(), "Data".into())]),
         expression_attribute_values: values(&[(":d", s("new")), (":now", n(START_SECS))]),
         return_values: ReturnValue::AllNew,
+        ..Default::default()
     };
     let out = engine.update_item_with(revive("alive")).unwrap();
     assert_eq!(out.attributes.unwrap().get("Data"), Some(&s("new")));

@@ -15,10 +15,14 @@ mod server_admin;
 mod server_api;
 mod server_bad_requests;
 mod server_batch_tables;
+mod server_fidelity;
+mod server_legacy;
+mod server_limits;
 mod server_sigv4;
 mod server_streams;
 #[cfg(feature = "server")]
 mod server_support;
+mod server_table_fidelity;
 mod server_ttl_status;
 mod spanner;
 mod stream_records;

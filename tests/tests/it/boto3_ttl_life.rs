@@ -28,6 +28,9 @@ fn boto3_sees_an_expired_item_swept() {
             "1h",
             "--credentials",
             "AKID:SECRET",
+            // The script watches the ENABLING -> ENABLED transition.
+            "--ttl-transition",
+            "5s",
         ],
     );
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("boto3/ttl_life.py");
@@ -59,4 +62,10 @@ fn boto3_sees_an_expired_item_swept() {
         "{seen}"
     );
     assert_eq!(seen["remove_old_image_user"], "user1", "{seen}");
+    // Records carry the region the client signed for.
+    assert_eq!(seen["aws_region"], "eu-west-1", "{seen}");
+    assert_eq!(
+        seen["legacy_expected"], "ConditionalCheckFailedException",
+        "{seen}"
+    );
 }

@@ -201,3 +201,71 @@ pub async fn signed_post(
     }
     builder.send().await.unwrap()
 }
+
+/// The `__type` of DynamoDB's ValidationException.
+pub const VALIDATION: &str = "com.amazonaws.dynamodb.v20120810#ValidationException";
+
+/// POSTs `body` as `operation` and asserts a 400 ValidationException with
+/// exactly `message`.
+pub async fn refused(url: &str, operation: &str, body: &serde_json::Value, message: &str) {
+    let (status, answer) = raw(url, operation, &body.to_string()).await;
+    assert_eq!(status, 400, "{operation}: {answer}");
+    assert_eq!(answer["__type"], VALIDATION, "{operation}: {answer}");
+    assert_eq!(answer["message"], message, "{operation}: {body}");
+}
+
+/// POSTs `body` as `operation` and asserts HTTP 200; returns the answer.
+pub async fn ok(url: &str, operation: &str, body: &serde_json::Value) -> serde_json::Value {
+    let (status, answer) = raw(url, operation, &body.to_string()).await;
+    assert_eq!(status, 200, "{operation}: {answer}");
+    answer
+}
+
+/// POSTs a DynamoDB Streams `operation` (raw JSON 1.0) and asserts HTTP 200.
+pub async fn streams_raw(
+    url: &str,
+    operation: &str,
+    body: &serde_json::Value,
+) -> serde_json::Value {
+    let response = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/x-amz-json-1.0")
+        .header(
+            "x-amz-target",
+            format!("DynamoDBStreams_20120810.{operation}"),
+        )
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    let status = response.status().as_u16();
+    let answer: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(status, 200, "{operation}: {answer}");
+    answer
+}
+
+/// An SDK client for `url` signing for `region` (AKID / SECRET).
+pub fn client_in(url: &str, region: &str) -> Client {
+    let config = aws_sdk_dynamodb::Config::builder()
+        .behavior_version(BehaviorVersion::latest())
+        .region(Region::new(region.to_string()))
+        .credentials_provider(Credentials::new("AKID", "SECRET", None, None, "test"))
+        .endpoint_url(url)
+        .build();
+    Client::from_conf(config)
+}
+
+/// A DynamoDB Streams SDK client for `url` signing for `region`.
+pub fn streams_client_in(url: &str, region: &str) -> aws_sdk_dynamodbstreams::Client {
+    let config = aws_sdk_dynamodbstreams::Config::builder()
+        .behavior_version(aws_sdk_dynamodbstreams::config::BehaviorVersion::latest())
+        .region(aws_sdk_dynamodbstreams::config::Region::new(
+            region.to_string(),
+        ))
+        .credentials_provider(aws_sdk_dynamodbstreams::config::Credentials::new(
+            "AKID", "SECRET", None, None, "test",
+        ))
+        .endpoint_url(url)
+        .build();
+    aws_sdk_dynamodbstreams::Client::from_conf(config)
+}

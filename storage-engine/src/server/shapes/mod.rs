@@ -3,14 +3,20 @@
 //! `ValidationException` naming it, as AWS answers, not a serde error.
 //! Attribute values are `serde_dynamo`'s DynamoDB JSON; each member is the
 //! API Reference's member of the same name.
+//!
+//! Every request shape lists exactly the members this server implements
+//! and refuses any other (`deny_unknown_fields`; `protocol::parse` turns
+//! the refusal into a `ValidationException` naming the member), so a
+//! parameter is never silently dropped.
+
+pub(super) mod items;
+pub(super) mod legacy;
 
 use serde::{Deserialize, Serialize};
-use serde_dynamo::{AttributeValue, Item};
-use std::collections::HashMap;
 
 /// `KeySchemaElement`.
 #[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(rename_all = "PascalCase")]
+#[serde(rename_all = "PascalCase", deny_unknown_fields)]
 pub struct KeySchemaElement {
     pub attribute_name: String,
     /// `HASH` or `RANGE`.
@@ -19,7 +25,7 @@ pub struct KeySchemaElement {
 
 /// `AttributeDefinition`.
 #[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(rename_all = "PascalCase")]
+#[serde(rename_all = "PascalCase", deny_unknown_fields)]
 pub struct AttributeDefinition {
     pub attribute_name: String,
     /// `S`, `N` or `B`.
@@ -28,7 +34,7 @@ pub struct AttributeDefinition {
 
 /// `Projection`.
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
-#[serde(rename_all = "PascalCase")]
+#[serde(rename_all = "PascalCase", deny_unknown_fields)]
 pub struct ProjectionShape {
     /// `ALL`, `KEYS_ONLY` or `INCLUDE`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -37,27 +43,45 @@ pub struct ProjectionShape {
     pub non_key_attributes: Option<Vec<String>>,
 }
 
+/// `ProvisionedThroughput` in a request.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(rename_all = "PascalCase", deny_unknown_fields)]
+pub struct ProvisionedThroughputShape {
+    pub read_capacity_units: Option<i64>,
+    pub write_capacity_units: Option<i64>,
+}
+
 /// `GlobalSecondaryIndex` / `LocalSecondaryIndex` in a CreateTable request.
 #[derive(Clone, Debug, Deserialize)]
-#[serde(rename_all = "PascalCase")]
+#[serde(rename_all = "PascalCase", deny_unknown_fields)]
 pub struct IndexShape {
     pub index_name: Option<String>,
     pub key_schema: Option<Vec<KeySchemaElement>>,
     pub projection: Option<ProjectionShape>,
+    /// GSIs of a `PROVISIONED` table.
+    pub provisioned_throughput: Option<ProvisionedThroughputShape>,
 }
 
 /// `StreamSpecification`.
 #[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(rename_all = "PascalCase")]
+#[serde(rename_all = "PascalCase", deny_unknown_fields)]
 pub struct StreamSpecification {
     pub stream_enabled: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stream_view_type: Option<String>,
 }
 
+/// `Tag`.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(rename_all = "PascalCase", deny_unknown_fields)]
+pub struct Tag {
+    pub key: Option<String>,
+    pub value: Option<String>,
+}
+
 /// `CreateTable` request.
 #[derive(Clone, Debug, Deserialize)]
-#[serde(rename_all = "PascalCase")]
+#[serde(rename_all = "PascalCase", deny_unknown_fields)]
 pub struct CreateTableRequest {
     pub table_name: Option<String>,
     pub key_schema: Option<Vec<KeySchemaElement>>,
@@ -65,60 +89,31 @@ pub struct CreateTableRequest {
     pub global_secondary_indexes: Option<Vec<IndexShape>>,
     pub local_secondary_indexes: Option<Vec<IndexShape>>,
     pub stream_specification: Option<StreamSpecification>,
-    /// `PROVISIONED` or `PAY_PER_REQUEST`; accepted, not enforced.
+    /// `PROVISIONED` or `PAY_PER_REQUEST`.
     pub billing_mode: Option<String>,
+    pub provisioned_throughput: Option<ProvisionedThroughputShape>,
+    pub tags: Option<Vec<Tag>>,
 }
 
-/// `TableName` alone (DescribeTable, DescribeTimeToLive).
+/// `TableName` alone (DescribeTable, DescribeTimeToLive, DeleteTable).
 #[derive(Clone, Debug, Deserialize)]
-#[serde(rename_all = "PascalCase")]
+#[serde(rename_all = "PascalCase", deny_unknown_fields)]
 pub struct TableNameRequest {
     pub table_name: Option<String>,
 }
 
 /// `ListTables` request.
 #[derive(Clone, Debug, Deserialize)]
-#[serde(rename_all = "PascalCase")]
+#[serde(rename_all = "PascalCase", deny_unknown_fields)]
 pub struct ListTablesRequest {
     pub exclusive_start_table_name: Option<String>,
     /// 1 to 100; default 100.
     pub limit: Option<i64>,
 }
 
-/// The members shared by PutItem, GetItem, UpdateItem, DeleteItem, Query
-/// and Scan requests.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(rename_all = "PascalCase")]
-pub struct ItemRequest {
-    pub table_name: Option<String>,
-    /// PutItem.
-    pub item: Option<Item>,
-    /// GetItem, UpdateItem, DeleteItem.
-    pub key: Option<Item>,
-    pub update_expression: Option<String>,
-    pub condition_expression: Option<String>,
-    pub key_condition_expression: Option<String>,
-    pub filter_expression: Option<String>,
-    pub projection_expression: Option<String>,
-    pub expression_attribute_names: Option<HashMap<String, String>>,
-    pub expression_attribute_values: Option<HashMap<String, AttributeValue>>,
-    pub return_values: Option<String>,
-    pub index_name: Option<String>,
-    pub scan_index_forward: Option<bool>,
-    pub limit: Option<i64>,
-    pub exclusive_start_key: Option<Item>,
-    /// `ALL_ATTRIBUTES`, `ALL_PROJECTED_ATTRIBUTES`, `SPECIFIC_ATTRIBUTES` or `COUNT`.
-    pub select: Option<String>,
-    /// Scan segments: not supported.
-    pub segment: Option<i64>,
-    pub total_segments: Option<i64>,
-    // `ConsistentRead` is accepted and ignored: every read here is strongly
-    // consistent.
-}
-
 /// `TimeToLiveSpecification`.
 #[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(rename_all = "PascalCase")]
+#[serde(rename_all = "PascalCase", deny_unknown_fields)]
 pub struct TimeToLiveSpecificationShape {
     pub attribute_name: Option<String>,
     pub enabled: Option<bool>,
@@ -126,10 +121,29 @@ pub struct TimeToLiveSpecificationShape {
 
 /// `UpdateTimeToLive` request.
 #[derive(Clone, Debug, Deserialize)]
-#[serde(rename_all = "PascalCase")]
+#[serde(rename_all = "PascalCase", deny_unknown_fields)]
 pub struct UpdateTimeToLiveRequest {
     pub table_name: Option<String>,
     pub time_to_live_specification: Option<TimeToLiveSpecificationShape>,
+}
+
+/// `ProvisionedThroughputDescription`.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct ProvisionedThroughputDescription {
+    pub read_capacity_units: u64,
+    pub write_capacity_units: u64,
+    pub number_of_decreases_today: u64,
+}
+
+/// `BillingModeSummary`.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct BillingModeSummary {
+    pub billing_mode: &'static str,
+    /// Epoch seconds; `PAY_PER_REQUEST` tables only (their creation time).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_update_to_pay_per_request_date_time: Option<f64>,
 }
 
 /// `GlobalSecondaryIndexDescription` / `LocalSecondaryIndexDescription`.
@@ -143,6 +157,9 @@ pub struct IndexDescription {
     /// GSIs only: `ACTIVE`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub index_status: Option<&'static str>,
+    /// GSIs only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provisioned_throughput: Option<ProvisionedThroughputDescription>,
 }
 
 /// `TableDescription`.
@@ -151,10 +168,18 @@ pub struct IndexDescription {
 pub struct TableDescription {
     pub table_name: String,
     pub table_arn: String,
+    /// A UUID-shaped id, fixed for the table's life.
+    pub table_id: String,
     /// Always `ACTIVE`: tables are usable at once.
     pub table_status: &'static str,
+    /// Epoch seconds (with milliseconds).
+    pub creation_date_time: f64,
     pub key_schema: Vec<KeySchemaElement>,
     pub attribute_definitions: Vec<AttributeDefinition>,
+    pub item_count: u64,
+    pub table_size_bytes: u64,
+    pub billing_mode_summary: BillingModeSummary,
+    pub provisioned_throughput: ProvisionedThroughputDescription,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub global_secondary_indexes: Vec<IndexDescription>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
