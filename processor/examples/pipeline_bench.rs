@@ -210,7 +210,7 @@ fn raw_read_pass(engine: &Engine) -> Sample {
         let records = engine.read_stream(TABLE, position, 1000).unwrap();
         let Some(last) = records.last() else { break };
         read += records.len() as u64;
-        position = StreamPosition::AfterSequenceNumber(last.sequence_number.clone());
+        position = StreamPosition::AfterSequenceNumber(last.sequence_number);
     }
     Sample {
         read,
