@@ -2,21 +2,19 @@
 
 use crate::clock::{Clock, SystemClock};
 use crate::error::{OpenError, StorageError, TableError, WriteError};
-use crate::item::primary_key_bytes;
 use crate::shards::StreamOptions;
 use crate::shards::alloc::OpenShard;
 use crate::storage::{
-    FORMAT_KEY, FORMAT_VERSION, Store, TableMeta, decode_item, expiry_key, expiry_table_prefix,
+    FORMAT_KEY, FORMAT_VERSION, Store, TableMeta, TtlIndexBuild, expiry_table_prefix,
     table_meta_key,
 };
 use crate::table::{TableDefinition, TimeToLiveSpecification};
-use crate::ttl::item_expiry_epoch_secs;
 use fjall::PersistMode;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
 
-/// How many index entries one batch writes when TTL is enabled or disabled.
+/// How many index entries one batch removes when TTL is disabled.
 const TTL_REINDEX_CHUNK: usize = 10_000;
 
 /// Options for [`Engine::open`]. Build with `..Default::default()` so that
@@ -202,6 +200,7 @@ impl Engine {
             definition,
             time_to_live: None,
             time_to_live_updated_at_millis: None,
+            time_to_live_index_build: None,
         };
         // The table and, if it has a stream, its stream and first shard: one batch.
         let store = &self.inner.store;
@@ -247,12 +246,19 @@ impl Engine {
     /// Enables or disables TTL on `table` (DynamoDB `UpdateTimeToLive`,
     /// "Using time to live (TTL) in DynamoDB").
     ///
-    /// Enabling scans the table once, under the write lock, and indexes every
-    /// item whose attribute `spec.attribute_name` holds an eligible Number, so
-    /// items written before TTL was enabled expire too. Disabling removes the
-    /// table's expiry index, so nothing expires until TTL is enabled again.
-    /// Unlike DynamoDB, the change takes effect immediately and may be repeated
-    /// at once; enabling again with the same attribute is a no-op.
+    /// Enabling commits the setting and returns at once, whatever the size
+    /// of the table: from then on every write keeps its item's expiry
+    /// entry, and the items already in the table are indexed in the
+    /// background, by the sweeper's passes ([`Sweeper`](crate::Sweeper) or
+    /// [`Engine::sweep_now`], which finishes the build before it deletes),
+    /// a chunk at a time, so that they expire too (see `ttl_index.rs`).
+    /// DynamoDB likewise takes "up to one hour for the change to fully
+    /// process" ("UpdateTimeToLive", DynamoDB API Reference). Disabling
+    /// commits the setting, then removes the table's expiry index (under
+    /// the write lock, a batch of 10,000 entries at a time), so nothing
+    /// expires until TTL is enabled again. Unlike DynamoDB, the change may
+    /// be repeated at once; enabling again with the same attribute is a
+    /// no-op.
     ///
     /// # Errors
     ///
@@ -289,17 +295,21 @@ impl Engine {
             }
         }
         self.inner.swept_floors.forget(meta.id);
-        self.clear_expiry_index(meta.id)?;
-        if spec.enabled {
-            self.index_existing_items(&meta, &spec)?;
-        }
+        let enabled = spec.enabled;
         let new_meta = TableMeta {
             time_to_live: Some(spec),
             time_to_live_updated_at_millis: Some(self.inner.clock.now_millis()),
+            time_to_live_index_build: enabled.then(TtlIndexBuild::default),
             ..(*meta).clone()
         };
+        // The setting first: a crash while the index is cleared leaves only
+        // entries of a table whose TTL is off, which the sweeper never reads
+        // (and re-checks against the setting should TTL be enabled again).
         self.commit_meta(&new_meta)?;
         self.cache_meta(new_meta);
+        if !enabled {
+            self.clear_expiry_index(meta.id)?;
+        }
         Ok(())
     }
 
@@ -393,40 +403,6 @@ impl Engine {
             }
         }
         batch.commit()?;
-        Ok(())
-    }
-
-    /// Adds an expiry-index entry for every item of `meta`'s table that has
-    /// an eligible value in `spec`'s attribute.
-    fn index_existing_items(
-        &self,
-        meta: &TableMeta,
-        spec: &TimeToLiveSpecification,
-    ) -> Result<(), TableError> {
-        let store = &self.inner.store;
-        let mut batch = store.db.batch();
-        let mut indexed = 0usize;
-        for guard in store.items.prefix(meta.id.to_be_bytes()) {
-            let value = guard.value()?;
-            let item = decode_item(&value)?;
-            let Some(secs) = item_expiry_epoch_secs(&item, Some(spec)) else {
-                continue;
-            };
-            let Ok(pk) = primary_key_bytes(&meta.definition, &item) else {
-                continue;
-            };
-            batch.insert(
-                &store.expiry,
-                expiry_key(meta.id, secs, &pk),
-                Vec::<u8>::new(),
-            );
-            indexed += 1;
-            if batch.len() >= TTL_REINDEX_CHUNK {
-                std::mem::replace(&mut batch, store.db.batch()).commit()?;
-            }
-        }
-        batch.commit()?;
-        tracing::debug!(table = %meta.definition.table_name, indexed, "TTL enabled");
         Ok(())
     }
 }

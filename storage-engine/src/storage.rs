@@ -50,6 +50,21 @@ pub(crate) struct TableMeta {
     /// absent in metadata of older builds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_to_live_updated_at_millis: Option<i64>,
+    /// While TTL is enabled and the items already in the table are not all
+    /// in the expiry index yet: how far the background build has come (see
+    /// `ttl_index.rs`). Absent once the build is done, while TTL is
+    /// disabled, and in metadata of older builds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_to_live_index_build: Option<TtlIndexBuild>,
+}
+
+/// Progress of a table's expiry-index build (the `meta` value's
+/// `time_to_live_index_build`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct TtlIndexBuild {
+    /// The encoded primary key of the last item indexed (every item at or
+    /// before it in key order has its entry); `None` before the first.
+    pub indexed_through_key: Option<Vec<u8>>,
 }
 
 impl TableMeta {
