@@ -296,10 +296,19 @@ impl Engine {
         }
         self.inner.swept_floors.forget(meta.id);
         let enabled = spec.enabled;
+        // An empty table has nothing to index (its writes index themselves).
+        let has_items = || {
+            let first = self.inner.store.items.prefix(meta.id.to_be_bytes()).next();
+            first
+                .map(|guard| guard.key())
+                .transpose()
+                .map(|k| k.is_some())
+        };
+        let build = enabled && has_items()?;
         let new_meta = TableMeta {
             time_to_live: Some(spec),
             time_to_live_updated_at_millis: Some(self.inner.clock.now_millis()),
-            time_to_live_index_build: enabled.then(TtlIndexBuild::default),
+            time_to_live_index_build: build.then(TtlIndexBuild::default),
             ..(*meta).clone()
         };
         // The setting first: a crash while the index is cleared leaves only

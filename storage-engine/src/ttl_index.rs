@@ -307,6 +307,22 @@ mod tests {
     }
 
     #[test]
+    fn enabling_on_an_empty_table_starts_no_build() {
+        let dir = tempfile::tempdir().unwrap();
+        let clock = Arc::new(ManualClock::new(NOW_SECS * 1000));
+        let engine = open(dir.path(), &clock);
+        let table = TableDefinition::new(TABLE, "pk", ScalarAttributeType::S);
+        engine.create_table(table).unwrap();
+        engine.update_time_to_live(TABLE, enabled()).unwrap();
+        assert!(!engine.time_to_live_index_building(TABLE).unwrap());
+        engine
+            .put_item(TABLE, item("k", Some(NOW_SECS - 1)))
+            .unwrap();
+        assert_eq!(index(&engine), derived_index(&engine));
+        assert_eq!(index(&engine).len(), 1);
+    }
+
+    #[test]
     fn writes_during_a_build_leave_the_index_the_items_derive() {
         let dir = tempfile::tempdir().unwrap();
         let (engine, clock) = table_of_100(dir.path());

@@ -3,6 +3,7 @@
 //! shard by shard, parent before child.
 
 use std::collections::BTreeSet;
+use std::num::NonZeroUsize;
 use std::path::PathBuf;
 use std::str::FromStr;
 use std::sync::Arc;
@@ -38,6 +39,13 @@ pub struct EngineSourceConfig {
     /// the sweeper off (another process sweeps). Default 1000.
     #[serde(default = "default_sweep_interval_millis")]
     pub sweep_interval_millis: u64,
+    /// Most TTL deletions per sweep pass of that sweeper (a count, at least
+    /// 1; all tables together, shared fairly between them, so a few expired
+    /// items of one table wait at most one pass behind another table's
+    /// backlog; a pass that spends it all is followed by the next at once).
+    /// Default 10,000 ([`ttlstream_engine::DEFAULT_MAX_DELETES_PER_SWEEP`]).
+    #[serde(default = "default_max_deletes_per_sweep")]
+    pub max_deletes_per_sweep: NonZeroUsize,
 }
 
 fn default_region() -> String {
@@ -46,6 +54,12 @@ fn default_region() -> String {
 
 fn default_sweep_interval_millis() -> u64 {
     1000
+}
+
+/// The default of [`EngineSourceConfig::max_deletes_per_sweep`]: the
+/// engine's own.
+pub(crate) fn default_max_deletes_per_sweep() -> NonZeroUsize {
+    NonZeroUsize::new(ttlstream_engine::DEFAULT_MAX_DELETES_PER_SWEEP).unwrap_or(NonZeroUsize::MIN)
 }
 
 /// Reads one table's stream from an [`Engine`].
@@ -111,6 +125,7 @@ impl EngineSource {
         let sweeper = (config.sweep_interval_millis > 0).then(|| {
             engine.start_sweeper(SweeperOptions {
                 interval: Duration::from_millis(config.sweep_interval_millis),
+                max_deletes_per_sweep: Some(config.max_deletes_per_sweep.get()),
                 ..Default::default()
             })
         });
