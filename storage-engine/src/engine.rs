@@ -5,17 +5,14 @@ use crate::error::{OpenError, StorageError, TableError, WriteError};
 use crate::shards::StreamOptions;
 use crate::shards::alloc::OpenShard;
 use crate::storage::{
-    FORMAT_KEY, FORMAT_VERSION, Store, TableMeta, TtlIndexBuild, expiry_table_prefix,
-    table_meta_key,
+    FORMAT_KEY, FORMAT_VERSION, Store, TableMeta, TtlIndexBuild, TtlIndexPurge,
+    expiry_table_prefix, table_meta_key,
 };
 use crate::table::{TableDefinition, TimeToLiveSpecification};
 use fjall::PersistMode;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
-
-/// How many index entries one batch removes when TTL is disabled.
-const TTL_REINDEX_CHUNK: usize = 10_000;
 
 /// Options for [`Engine::open`]. Build with `..Default::default()` so that
 /// later options do not break your code.
@@ -201,6 +198,7 @@ impl Engine {
             time_to_live: None,
             time_to_live_updated_at_millis: None,
             time_to_live_index_build: None,
+            time_to_live_index_purge: None,
         };
         // The table and, if it has a stream, its stream and first shard: one batch.
         let store = &self.inner.store;
@@ -246,19 +244,18 @@ impl Engine {
     /// Enables or disables TTL on `table` (DynamoDB `UpdateTimeToLive`,
     /// "Using time to live (TTL) in DynamoDB").
     ///
-    /// Enabling commits the setting and returns at once, whatever the size
-    /// of the table: from then on every write keeps its item's expiry
-    /// entry, and the items already in the table are indexed in the
-    /// background, by the sweeper's passes ([`Sweeper`](crate::Sweeper) or
-    /// [`Engine::sweep_now`], which finishes the build before it deletes),
-    /// a chunk at a time, so that they expire too (see `ttl_index.rs`).
-    /// DynamoDB likewise takes "up to one hour for the change to fully
-    /// process" ("UpdateTimeToLive", DynamoDB API Reference). Disabling
-    /// commits the setting, then removes the table's expiry index (under
-    /// the write lock, a batch of 10,000 entries at a time), so nothing
-    /// expires until TTL is enabled again. Unlike DynamoDB, the change may
-    /// be repeated at once; enabling again with the same attribute is a
-    /// no-op.
+    /// Commits the setting and returns at once, whatever the size of the
+    /// table; the expiry index follows in the background, advanced by the
+    /// sweeper's passes ([`Sweeper`](crate::Sweeper), or
+    /// [`Engine::sweep_now`], which finishes it before deleting; see
+    /// `ttl_index.rs`), as DynamoDB takes "up to one hour for the change to
+    /// fully process" ("UpdateTimeToLive", DynamoDB API Reference).
+    /// Enabling: from then on every write keeps its item's expiry entry, and
+    /// the items already there are indexed ([`Engine::time_to_live_index_building`]
+    /// until they all are), so that they expire too. Disabling: nothing
+    /// expires from then on, and the table's entries are removed. Unlike
+    /// DynamoDB, the change may be repeated at once; enabling again with the
+    /// same attribute is a no-op.
     ///
     /// # Errors
     ///
@@ -295,30 +292,27 @@ impl Engine {
             }
         }
         self.inner.swept_floors.forget(meta.id);
-        let enabled = spec.enabled;
-        // An empty table has nothing to index (its writes index themselves).
-        let has_items = || {
-            let first = self.inner.store.items.prefix(meta.id.to_be_bytes()).next();
-            first
-                .map(|guard| guard.key())
-                .transpose()
-                .map(|k| k.is_some())
+        let store = &self.inner.store;
+        // An empty table has nothing to index (its writes index themselves),
+        // a table without entries nothing to purge. A purge restarts from
+        // the first entry: a build may have written entries below its cursor.
+        let (build, purge) = if spec.enabled {
+            let has_items = has_key_with_prefix(&store.items, &meta.id.to_be_bytes())?;
+            let build = has_items.then(TtlIndexBuild::default);
+            (build, meta.time_to_live_index_purge.clone())
+        } else {
+            let has_entries = has_key_with_prefix(&store.expiry, &expiry_table_prefix(meta.id))?;
+            (None, has_entries.then(TtlIndexPurge::default))
         };
-        let build = enabled && has_items()?;
         let new_meta = TableMeta {
             time_to_live: Some(spec),
             time_to_live_updated_at_millis: Some(self.inner.clock.now_millis()),
-            time_to_live_index_build: build.then(TtlIndexBuild::default),
+            time_to_live_index_build: build,
+            time_to_live_index_purge: purge,
             ..(*meta).clone()
         };
-        // The setting first: a crash while the index is cleared leaves only
-        // entries of a table whose TTL is off, which the sweeper never reads
-        // (and re-checks against the setting should TTL be enabled again).
         self.commit_meta(&new_meta)?;
         self.cache_meta(new_meta);
-        if !enabled {
-            self.clear_expiry_index(meta.id)?;
-        }
         Ok(())
     }
 
@@ -398,20 +392,12 @@ impl Engine {
         let key = table_meta_key(&meta.definition.table_name);
         Ok(self.inner.store.put_meta("table metadata", key, meta)?)
     }
+}
 
-    /// Removes every expiry-index entry of table `id`, in chunks.
-    fn clear_expiry_index(&self, id: u32) -> Result<(), TableError> {
-        let store = &self.inner.store;
-        // One pass over a snapshot iterator, committing as it goes (restarting
-        // from the prefix each chunk would rescan the tombstones: quadratic).
-        let mut batch = store.db.batch();
-        for guard in store.expiry.prefix(expiry_table_prefix(id)) {
-            batch.remove(&store.expiry, guard.key()?);
-            if batch.len() >= TTL_REINDEX_CHUNK {
-                std::mem::replace(&mut batch, store.db.batch()).commit()?;
-            }
-        }
-        batch.commit()?;
-        Ok(())
+/// Whether `keyspace` holds a key starting with `prefix`.
+fn has_key_with_prefix(keyspace: &fjall::Keyspace, prefix: &[u8]) -> Result<bool, StorageError> {
+    match keyspace.prefix(prefix).next() {
+        Some(guard) => guard.key().map(|_| true).map_err(StorageError::from),
+        None => Ok(false),
     }
 }

@@ -84,12 +84,12 @@
 //! * A stream's shards form one chain (DynamoDB may split a shard in two);
 //!   Tablestore and Spanner change records are neither sharded nor trimmed.
 //! * Writes are serialised by one engine-wide mutex; reads take no lock.
-//! * Enabling TTL returns at once; the items already in the table are
-//!   indexed by the sweeper's next passes (a batch at a time, writers
-//!   waiting at most one batch), and expire from then on
-//!   ([`Engine::time_to_live_index_building`]). Disabling removes the
-//!   table's expiry index under the write lock, so it blocks writers for
-//!   the time that takes (about a second per million indexed items).
+//! * Enabling or disabling TTL returns at once, as DynamoDB's call does;
+//!   the sweeper's next passes then index the items already in the table,
+//!   which expire from then on ([`Engine::time_to_live_index_building`]),
+//!   or remove the index, a batch at a time (writers wait at most one
+//!   batch). Until then [`Engine::expired_backlog`] and
+//!   [`Engine::sweeper_lag_millis`] see only what is indexed.
 //! * The Tablestore model ([`tablestore`]) has no expiry index: each sweep
 //!   pass scans every Tablestore table; versions beyond `max_versions` are
 //!   hidden at once but removed only by such a pass. No conditional or

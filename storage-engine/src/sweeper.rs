@@ -51,9 +51,9 @@
 //! operations" ("UpdateTimeToLive", DynamoDB API Reference); here a table
 //! with a large backlog takes its share of each pass, never a whole pass,
 //! so the few expired items of another table wait at most one pass. A pass
-//! first advances the expiry-index build of any table whose TTL was just
-//! enabled (`ttl_index.rs`). Every table is swept with the
-//! same [`Pass`] limits (budget, batch size), and every deletion's lag goes
+//! first advances the expiry-index build or purge of any table whose TTL
+//! was just enabled or disabled (`ttl_index.rs`). Every table is swept with
+//! the same [`Pass`] limits (budget, batch size), and every deletion's lag goes
 //! into one histogram ([`SweepReport::lag`]); the background thread's pacing
 //! and "sweep now" apply to all of them alike.
 
@@ -123,7 +123,7 @@ impl Engine {
             batch,
             first,
         } = limits;
-        let building = self.build_ttl_indexes(max_indexed, batch.max(1))?;
+        let indexing = self.advance_ttl_indexes(max_indexed, batch.max(1))?;
         let now_millis = self.inner.clock.now_millis();
         let mut report = SweepReport::default();
         let mut targets = self.sweep_targets()?;
@@ -166,7 +166,7 @@ impl Engine {
         let spent = max.is_some_and(|m| m > 0 && report.deleted as usize >= m);
         Ok(PassOutcome {
             report,
-            more: building || spent,
+            more: indexing || spent,
         })
     }
 
@@ -445,8 +445,8 @@ impl Target {
 pub(crate) struct PassLimits {
     /// Most deletions, all tables together; `None` = unbounded.
     pub max_deletes: Option<usize>,
-    /// Most items each unfinished expiry-index build indexes; `None` = to
-    /// its end.
+    /// Most items (or entries) each unfinished expiry-index build (or
+    /// purge) handles; `None` = to its end.
     pub max_indexed: Option<usize>,
     /// Most deletions (and items indexed) per atomic batch; 0 is taken as 1.
     pub batch: usize,
@@ -459,7 +459,7 @@ pub(crate) struct PassOutcome {
     /// The deletions and their lag.
     pub report: SweepReport,
     /// Whether work is known to be left: the pass spent its whole budget,
-    /// or an expiry-index build is unfinished. The thread then starts the
+    /// or an expiry-index build or purge is unfinished. The thread then starts the
     /// next pass at once instead of after its interval.
     pub more: bool,
 }

@@ -6,7 +6,7 @@
 //! Each pass deletes at most [`SweeperOptions::max_deletes_per_sweep`]
 //! (default [`DEFAULT_MAX_DELETES_PER_SWEEP`]), shared fairly across tables
 //! (see `sweeper.rs`). A pass that spent its whole budget, or left an
-//! expiry-index build unfinished, is followed by the next at once rather
+//! expiry-index build or purge unfinished, is followed by the next at once rather
 //! than after the interval: the budget bounds how long another table's
 //! expired items wait behind a large backlog (one pass), not how fast the
 //! backlog goes.
@@ -37,13 +37,13 @@ pub struct SweeperOptions {
     /// Real time between the end of one pass and the start of the next
     /// (a [`Sweeper::trigger`] starts the next pass at once, and so does a
     /// pass that spent its whole `max_deletes_per_sweep` or left an
-    /// expiry-index build unfinished, unless `max_deletes_per_sec` held it
-    /// back). Default: 100 ms.
+    /// expiry-index build or purge unfinished, unless `max_deletes_per_sec`
+    /// held it back). Default: 100 ms.
     pub interval: Duration,
     /// At most this many deletions per pass (items and rows of every TTL
     /// model together), shared fairly across tables; also the most items
-    /// an expiry-index build indexes per pass (see
-    /// [`Engine::update_time_to_live`]). `None` = unbounded: one pass
+    /// (entries) an expiry-index build (purge) handles per pass and table
+    /// (see [`Engine::update_time_to_live`]). `None` = unbounded: one pass
     /// deletes every backlog, table after table. Default:
     /// `Some(`[`DEFAULT_MAX_DELETES_PER_SWEEP`]`)` (10,000).
     pub max_deletes_per_sweep: Option<usize>,
