@@ -65,6 +65,9 @@ pub(crate) struct Inner {
     pub write: Mutex<WriteState>,
     /// Where each table's expiry index is known empty below (see `lag.rs`).
     pub swept_floors: crate::lag::SweptFloors,
+    /// Where the last budget-limited pass stopped in each Tablestore and
+    /// Spanner table (see `sweep_resume.rs`).
+    pub sweep_resume: crate::sweep_resume::SweepResume,
 }
 
 /// Counters allocated under the write lock.
@@ -165,6 +168,7 @@ impl Engine {
                     open_shards: recovered.open_shards,
                 }),
                 swept_floors: crate::lag::SweptFloors::default(),
+                sweep_resume: crate::sweep_resume::SweepResume::default(),
             }),
         })
     }

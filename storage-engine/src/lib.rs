@@ -167,6 +167,7 @@ pub mod spanner;
 mod storage;
 mod stream;
 mod sweep_lag;
+mod sweep_resume;
 mod sweeper;
 mod sweeper_thread;
 mod table;
