@@ -2,22 +2,17 @@
 
 use crate::clock::{Clock, SystemClock};
 use crate::error::{OpenError, StorageError, TableError, WriteError};
-use crate::item::primary_key_bytes;
 use crate::shards::StreamOptions;
 use crate::shards::alloc::OpenShard;
 use crate::storage::{
-    FORMAT_KEY, FORMAT_VERSION, Store, TableMeta, decode_item, expiry_key, expiry_table_prefix,
-    table_meta_key,
+    FORMAT_KEY, FORMAT_VERSION, Store, TableMeta, TtlIndexBuild, TtlIndexPurge,
+    expiry_table_prefix, table_meta_key,
 };
 use crate::table::{TableDefinition, TimeToLiveSpecification};
-use crate::ttl::item_expiry_epoch_secs;
 use fjall::PersistMode;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
-
-/// How many index entries one batch writes when TTL is enabled or disabled.
-const TTL_REINDEX_CHUNK: usize = 10_000;
 
 /// Options for [`Engine::open`]. Build with `..Default::default()` so that
 /// later options do not break your code.
@@ -70,6 +65,9 @@ pub(crate) struct Inner {
     pub write: Mutex<WriteState>,
     /// Where each table's expiry index is known empty below (see `lag.rs`).
     pub swept_floors: crate::lag::SweptFloors,
+    /// Where the last budget-limited pass stopped in each Tablestore and
+    /// Spanner table (see `sweep_resume.rs`).
+    pub sweep_resume: crate::sweep_resume::SweepResume,
 }
 
 /// Counters allocated under the write lock.
@@ -170,6 +168,7 @@ impl Engine {
                     open_shards: recovered.open_shards,
                 }),
                 swept_floors: crate::lag::SweptFloors::default(),
+                sweep_resume: crate::sweep_resume::SweepResume::default(),
             }),
         })
     }
@@ -214,12 +213,18 @@ impl Engine {
     /// Enables or disables TTL on `table` (DynamoDB `UpdateTimeToLive`,
     /// "Using time to live (TTL) in DynamoDB").
     ///
-    /// Enabling scans the table once, under the write lock, and indexes every
-    /// item whose attribute `spec.attribute_name` holds an eligible Number, so
-    /// items written before TTL was enabled expire too. Disabling removes the
-    /// table's expiry index, so nothing expires until TTL is enabled again.
-    /// Unlike DynamoDB, the change takes effect immediately and may be repeated
-    /// at once; enabling again with the same attribute is a no-op.
+    /// Commits the setting and returns at once, whatever the size of the
+    /// table; the expiry index follows in the background, advanced by the
+    /// sweeper's passes ([`Sweeper`](crate::Sweeper), or
+    /// [`Engine::sweep_now`], which finishes it before deleting; see
+    /// `ttl_index.rs`), as DynamoDB takes "up to one hour for the change to
+    /// fully process" ("UpdateTimeToLive", DynamoDB API Reference).
+    /// Enabling: from then on every write keeps its item's expiry entry, and
+    /// the items already there are indexed ([`Engine::time_to_live_index_building`]
+    /// until they all are), so that they expire too. Disabling: nothing
+    /// expires from then on, and the table's entries are removed. Unlike
+    /// DynamoDB, the change may be repeated at once; enabling again with the
+    /// same attribute is a no-op.
     ///
     /// # Errors
     ///
@@ -256,13 +261,23 @@ impl Engine {
             }
         }
         self.inner.swept_floors.forget(meta.id);
-        self.clear_expiry_index(meta.id)?;
-        if spec.enabled {
-            self.index_existing_items(&meta, &spec)?;
-        }
+        let store = &self.inner.store;
+        // An empty table has nothing to index (its writes index themselves),
+        // a table without entries nothing to purge. A purge restarts from
+        // the first entry: a build may have written entries below its cursor.
+        let (build, purge) = if spec.enabled {
+            let has_items = has_key_with_prefix(&store.items, &meta.id.to_be_bytes())?;
+            let build = has_items.then(TtlIndexBuild::default);
+            (build, meta.time_to_live_index_purge.clone())
+        } else {
+            let has_entries = has_key_with_prefix(&store.expiry, &expiry_table_prefix(meta.id))?;
+            (None, has_entries.then(TtlIndexPurge::default))
+        };
         let new_meta = TableMeta {
             time_to_live: Some(spec),
             time_to_live_updated_at_millis: Some(self.inner.clock.now_millis()),
+            time_to_live_index_build: build,
+            time_to_live_index_purge: purge,
             ..(*meta).clone()
         };
         self.commit_meta(&new_meta)?;
@@ -346,54 +361,12 @@ impl Engine {
         let key = table_meta_key(&meta.definition.table_name);
         Ok(self.inner.store.put_meta("table metadata", key, meta)?)
     }
+}
 
-    /// Removes every expiry-index entry of table `id`, in chunks.
-    fn clear_expiry_index(&self, id: u32) -> Result<(), TableError> {
-        let store = &self.inner.store;
-        // One pass over a snapshot iterator, committing as it goes (restarting
-        // from the prefix each chunk would rescan the tombstones: quadratic).
-        let mut batch = store.db.batch();
-        for guard in store.expiry.prefix(expiry_table_prefix(id)) {
-            batch.remove(&store.expiry, guard.key()?);
-            if batch.len() >= TTL_REINDEX_CHUNK {
-                std::mem::replace(&mut batch, store.db.batch()).commit()?;
-            }
-        }
-        batch.commit()?;
-        Ok(())
-    }
-
-    /// Adds an expiry-index entry for every item of `meta`'s table that has
-    /// an eligible value in `spec`'s attribute.
-    fn index_existing_items(
-        &self,
-        meta: &TableMeta,
-        spec: &TimeToLiveSpecification,
-    ) -> Result<(), TableError> {
-        let store = &self.inner.store;
-        let mut batch = store.db.batch();
-        let mut indexed = 0usize;
-        for guard in store.items.prefix(meta.id.to_be_bytes()) {
-            let value = guard.value()?;
-            let item = decode_item(&value)?;
-            let Some(secs) = item_expiry_epoch_secs(&item, Some(spec)) else {
-                continue;
-            };
-            let Ok(pk) = primary_key_bytes(&meta.definition, &item) else {
-                continue;
-            };
-            batch.insert(
-                &store.expiry,
-                expiry_key(meta.id, secs, &pk),
-                Vec::<u8>::new(),
-            );
-            indexed += 1;
-            if batch.len() >= TTL_REINDEX_CHUNK {
-                std::mem::replace(&mut batch, store.db.batch()).commit()?;
-            }
-        }
-        batch.commit()?;
-        tracing::debug!(table = %meta.definition.table_name, indexed, "TTL enabled");
-        Ok(())
+/// Whether `keyspace` holds a key starting with `prefix`.
+fn has_key_with_prefix(keyspace: &fjall::Keyspace, prefix: &[u8]) -> Result<bool, StorageError> {
+    match keyspace.prefix(prefix).next() {
+        Some(guard) => guard.key().map(|_| true).map_err(StorageError::from),
+        None => Ok(false),
     }
 }

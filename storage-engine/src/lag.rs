@@ -8,12 +8,14 @@ use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 
 /// Per DynamoDB table, a key of the expiry index below which it holds no
-/// entry (in memory only; unknown after open). The sweeper raises it past
-/// each batch it scanned and deleted under the write lock; every write of an
-/// expiry entry below it lowers it (also under the write lock); changing the
-/// TTL setting forgets it. So [`Engine::sweeper_lag_millis`] can start
-/// reading at it instead of stepping over every index entry the sweeper
-/// deleted since fjall last compacted them.
+/// entry in the expiry window (in memory only; unknown after open). The
+/// sweeper raises it past each batch it scanned and deleted under the write
+/// lock; every write of an expiry entry below it lowers it (also under the
+/// write lock: the writes of items and of the index build); changing the
+/// TTL setting forgets it. So each sweep pass and
+/// [`Engine::sweeper_lag_millis`] can start reading at it instead of
+/// stepping over every index entry the sweeper deleted since fjall last
+/// compacted them.
 #[derive(Debug, Default)]
 pub(crate) struct SweptFloors(Mutex<HashMap<u32, Vec<u8>>>);
 
@@ -38,21 +40,22 @@ impl SweptFloors {
     }
 
     /// The sweeper (write lock held) scanned every entry of table `id` after
-    /// `from` (from `from` itself when `from_window_start`: the start of its
-    /// expiry window) up to and including `last` (to `end`, its window's
-    /// end, if `last` is `None`) and deleted them all. The floor moves up
-    /// only if nothing at or below `from` can be left: the window's start,
-    /// or a floor still above `from` (no write went below it since).
+    /// `from` (from `from` itself when `nothing_below`: its expiry window's
+    /// start, or the floor it read under the same lock) up to and including
+    /// `last` (to `end`, its window's end, if `last` is `None`) and deleted
+    /// them all. The floor moves up only if nothing at or below `from` can
+    /// be left: `nothing_below`, or a floor still above `from` (no write
+    /// went below it since).
     pub(crate) fn swept(
         &self,
         id: u32,
         from: &[u8],
-        from_window_start: bool,
+        nothing_below: bool,
         last: Option<&[u8]>,
         end: &[u8],
     ) {
         let mut map = self.map();
-        let below_clear = from_window_start || map.get(&id).is_some_and(|f| f.as_slice() > from);
+        let below_clear = nothing_below || map.get(&id).is_some_and(|f| f.as_slice() > from);
         if below_clear {
             let floor = match last {
                 // The smallest key above `last`.

@@ -18,10 +18,13 @@
 //!   deletion atomic with its index entry and its REMOVE record tagged
 //!   [`UserIdentity::dynamodb_ttl`]. The exact rule is in [`ttl`].
 //! * The background [`Sweeper`] ([`Engine::start_sweeper`]): a pass every
-//!   [`SweeperOptions::interval`] (default 100 ms) or at once on
-//!   [`Sweeper::trigger`]; paced by `max_deletes_per_sec` (token bucket) and
-//!   `max_deletes_per_sweep`; `batch_size` deletions per atomic batch; a
-//!   pass budget is shared fairly across tables; the time from each item's
+//!   [`SweeperOptions::interval`] (default 100 ms), at once on
+//!   [`Sweeper::trigger`], or at once after a pass that spent its budget;
+//!   each pass deletes at most `max_deletes_per_sweep` (default
+//!   [`DEFAULT_MAX_DELETES_PER_SWEEP`], 10,000), shared fairly across tables
+//!   so a large backlog in one table never holds up another's for more than
+//!   a pass; paced by `max_deletes_per_sec` (token bucket);
+//!   `batch_size` deletions per atomic batch; the time from each item's
 //!   expiry to its deletion is counted in a [`LagHistogram`]. It never
 //!   deletes an item at or before its expiry instant, and after a crash the
 //!   next pass resumes from the expiry index (nothing lost, nothing
@@ -90,8 +93,12 @@
 //! * A stream's shards form one chain (DynamoDB may split a shard in two);
 //!   Tablestore and Spanner change records are neither sharded nor trimmed.
 //! * Writes are serialised by one engine-wide mutex; reads take no lock.
-//! * Enabling TTL scans the table once (under the write lock) to index the
-//!   items already there; it takes effect at once, not within an hour.
+//! * Enabling or disabling TTL returns at once, as DynamoDB's call does;
+//!   the sweeper's next passes then index the items already in the table,
+//!   which expire from then on ([`Engine::time_to_live_index_building`]),
+//!   or remove the index, a batch at a time (writers wait at most one
+//!   batch). Until then [`Engine::expired_backlog`] and
+//!   [`Engine::sweeper_lag_millis`] see only what is indexed.
 //! * The Tablestore model ([`tablestore`]) has no expiry index: each sweep
 //!   pass scans every Tablestore table; versions beyond `max_versions` are
 //!   hidden at once but removed only by such a pass. No conditional or
@@ -171,12 +178,14 @@ pub mod spanner;
 mod storage;
 mod stream;
 mod sweep_lag;
+mod sweep_resume;
 mod sweeper;
 mod sweeper_thread;
 mod table;
 mod table_admin;
 pub mod tablestore;
 pub mod ttl;
+mod ttl_index;
 mod write;
 mod write_with;
 
@@ -211,7 +220,7 @@ pub use stream::{
 };
 pub use sweep_lag::{LAG_BUCKET_BOUNDS_MILLIS, LagHistogram};
 pub use sweeper::{SWEEP_CHUNK, SweepReport};
-pub use sweeper_thread::{Sweeper, SweeperOptions};
+pub use sweeper_thread::{DEFAULT_MAX_DELETES_PER_SWEEP, Sweeper, SweeperOptions};
 pub use table::{
     BillingMode, KeyAttribute, ParseStreamViewTypeError, ProvisionedThroughput,
     ScalarAttributeType, StreamViewType, TableDefinition, TableProperties, TableSize,

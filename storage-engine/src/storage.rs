@@ -58,6 +58,36 @@ pub(crate) struct TableMeta {
     /// tag operations; the engine does not act on them.
     #[serde(default)]
     pub properties: TableProperties,
+    /// While TTL is enabled and the items already in the table are not all
+    /// in the expiry index yet: how far the background build has come (see
+    /// `ttl_index.rs`). Absent once the build is done, while TTL is
+    /// disabled, and in metadata of older builds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_to_live_index_build: Option<TtlIndexBuild>,
+    /// After TTL was disabled, until the table's expiry entries that match
+    /// no item under the current setting are removed: how far the
+    /// background purge has come (see `ttl_index.rs`). Absent otherwise,
+    /// and in metadata of older builds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_to_live_index_purge: Option<TtlIndexPurge>,
+}
+
+/// Progress of a table's expiry-index build (the `meta` value's
+/// `time_to_live_index_build`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct TtlIndexBuild {
+    /// The encoded primary key of the last item indexed (every item at or
+    /// before it in key order has its entry); `None` before the first.
+    pub indexed_through_key: Option<Vec<u8>>,
+}
+
+/// Progress of a table's expiry-index purge (the `meta` value's
+/// `time_to_live_index_purge`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct TtlIndexPurge {
+    /// The last expiry key examined (every entry at or before it that
+    /// matched no item is gone); `None` before the first.
+    pub purged_through_key: Option<Vec<u8>>,
 }
 
 impl TableMeta {

@@ -45,6 +45,8 @@ impl Engine {
             time_to_live_updated_at_millis: None,
             created_millis: Some(now),
             properties,
+            time_to_live_index_build: None,
+            time_to_live_index_purge: None,
         };
         // The table and, if it has a stream, its stream and first shard: one batch.
         let mut alloc = state.alloc();

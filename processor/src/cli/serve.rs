@@ -10,7 +10,8 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 use ttlstream_engine::server::{Credentials, MAX_REQUEST_BODY_BYTES, Server, ServerOptions};
 use ttlstream_engine::{
-    Clock, Engine, EngineOptions, ManualClock, StreamOptions, SweeperOptions, SystemClock,
+    Clock, DEFAULT_MAX_DELETES_PER_SWEEP, Engine, EngineOptions, ManualClock, StreamOptions,
+    SweeperOptions, SystemClock,
 };
 
 /// Flags of `ttlstream serve`.
@@ -35,6 +36,13 @@ pub struct ServeArgs {
     /// next, e.g. `100ms`, `1s`, `5m`. `POST /_ttlstream/sweep` sweeps at once.
     #[arg(long, default_value = "1s", value_parser = humantime::parse_duration)]
     pub sweep_interval: Duration,
+    /// Most TTL deletions per sweep pass (a count, at least 1; all tables
+    /// together, shared fairly between them, so a few expired items of one
+    /// table wait at most one pass behind another table's backlog). A pass
+    /// that spends it all is followed by the next at once, not after
+    /// `--sweep-interval`.
+    #[arg(long, default_value_t = DEFAULT_MAX_DELETES_PER_SWEEP, value_parser = at_least_one)]
+    pub max_deletes_per_sweep: usize,
     /// The engine clock: `system` (wall clock), or `manual` (starts at the
     /// wall clock's time and moves only by `POST /_ttlstream/clock`).
     #[arg(long, value_enum, default_value_t = ClockKind::System)]
@@ -75,6 +83,15 @@ pub enum ClockKind {
     System,
     /// A clock moved only through the admin path.
     Manual,
+}
+
+/// A count flag that must be at least 1.
+fn at_least_one(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 /// The credentials from `--credentials` / `TTLSTREAM_CREDENTIALS` or
@@ -135,6 +152,7 @@ pub fn run(args: ServeArgs) -> ExitCode {
     };
     let sweeper = match engine.try_start_sweeper(SweeperOptions {
         interval: args.sweep_interval,
+        max_deletes_per_sweep: Some(args.max_deletes_per_sweep),
         ..SweeperOptions::default()
     }) {
         Ok(sweeper) => sweeper,
@@ -178,4 +196,30 @@ pub fn run(args: ServeArgs) -> ExitCode {
     });
     sweeper.stop();
     code
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Debug, Parser)]
+    struct Cli {
+        #[command(flatten)]
+        serve: ServeArgs,
+    }
+
+    #[test]
+    fn a_sweep_pass_deletes_at_most_10000_unless_told_otherwise() {
+        let cli = Cli::try_parse_from(["serve"]).expect("defaults");
+        assert_eq!(cli.serve.max_deletes_per_sweep, 10_000);
+        let cli = Cli::try_parse_from(["serve", "--max-deletes-per-sweep", "250"]).expect("flag");
+        assert_eq!(cli.serve.max_deletes_per_sweep, 250);
+        let refused = Cli::try_parse_from(["serve", "--max-deletes-per-sweep", "0"]);
+        let message = refused.expect_err("0 is refused").to_string();
+        assert!(
+            message.contains("--max-deletes-per-sweep") && message.contains("at least 1"),
+            "{message}"
+        );
+    }
 }

@@ -35,7 +35,7 @@ use crate::error::PipelineError;
 use crate::pipeline::Pipeline;
 use crate::sinks::file::FileSinkConfig;
 use crate::sources::StartingPosition;
-use crate::sources::engine::EngineSourceConfig;
+use crate::sources::engine::{EngineSourceConfig, default_max_deletes_per_sweep};
 
 /// The demo's table name, from the guide.
 pub const TABLE: &str = "SessionData";
@@ -279,6 +279,7 @@ fn demo_config(options: &DemoOptions, data_dir: &Path, filter: &Path, alarm: &Pa
             region: ttlstream_engine::STREAM_ARN_REGION.to_string(),
             sweep_interval_millis: 0,
             create: false,
+            max_deletes_per_sweep: default_max_deletes_per_sweep(),
         })),
         checkpoint: Some(CheckpointConfig {
             dir: options.work_dir.join("state"),

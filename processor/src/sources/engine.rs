@@ -15,6 +15,7 @@ use ttlstream_engine::{
 };
 
 pub use self::config::EngineSourceConfig;
+pub(crate) use self::config::default_max_deletes_per_sweep;
 use self::config::check_data_dir;
 use super::engine_encode::{EncodeJob, StoredBatch};
 use super::{BoxFuture, ReadFrom, Source};
@@ -104,6 +105,7 @@ impl EngineSource {
         let sweeper = (config.sweep_interval_millis > 0).then(|| {
             engine.start_sweeper(SweeperOptions {
                 interval: Duration::from_millis(config.sweep_interval_millis),
+                max_deletes_per_sweep: Some(config.max_deletes_per_sweep.get()),
                 ..Default::default()
             })
         });

@@ -33,9 +33,13 @@ impl Engine {
         let store = &self.inner.store;
         let mut deleted = 0u64;
         let mut from: Option<Vec<u8>> = None;
+        let mut resumed = None;
         loop {
             let remaining = budget.map_or(pass.batch, |b| b.saturating_sub(deleted as usize));
             if remaining == 0 {
+                if let (Some(id), Some(key)) = (resumed, from) {
+                    self.inner.sweep_resume.stopped_at(id, Bound::Excluded(key));
+                }
                 return Ok(deleted);
             }
             let now = self.inner.clock.now_millis();
@@ -46,6 +50,14 @@ impl Engine {
                 return Ok(deleted);
             };
             let cutoff = now.saturating_sub(policy.interval_millis());
+            // The first batch goes on where the last pass stopped short
+            // (see `sweep_resume.rs`).
+            if resumed.is_none() {
+                resumed = Some(meta.id);
+                if let Some(Bound::Excluded(k)) = self.inner.sweep_resume.take(meta.id) {
+                    from = Some(k);
+                }
+            }
             let lo = match &from {
                 Some(k) => Bound::Excluded(k.clone()),
                 None => Bound::Included(expiry_bound(meta.id, i64::MIN)),

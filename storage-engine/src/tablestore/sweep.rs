@@ -36,12 +36,22 @@ impl Engine {
         };
         let prefix = meta.id.to_be_bytes().to_vec();
         let end = (meta.id.saturating_add(1)).to_be_bytes().to_vec();
-        let mut from = Bound::Included(prefix);
+        // Where the last pass stopped short (see `sweep_resume.rs`).
+        let mut from = self
+            .inner
+            .sweep_resume
+            .take(meta.id)
+            .unwrap_or(Bound::Included(prefix));
+        // The start of the batch just handled: its rows past the budget were
+        // left, so the next pass starts there again.
+        let mut batch_from = from.clone();
         let mut deleted = 0u64;
         loop {
             if budget.is_some_and(|b| deleted as usize >= b) {
+                self.inner.sweep_resume.stopped_at(meta.id, batch_from);
                 return Ok(deleted);
             }
+            batch_from = from.clone();
             let now = self.inner.clock.now_millis();
             // Find rows with something to remove, without the lock.
             let mut candidates = Vec::new();

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_dynamo::{AttributeValue, Item};
 use ttlstream_engine::{
-    Engine, EngineOptions, ManualClock, ScalarAttributeType, TableDefinition,
+    Engine, EngineOptions, ManualClock, ScalarAttributeType, SweeperOptions, TableDefinition,
     TimeToLiveSpecification,
 };
 
@@ -130,9 +130,32 @@ fn lag_sees_items_written_behind_the_sweeper_after_a_pass() {
             },
         )
         .expect("ttl off");
+    // The purge of the index, by a pass (which deletes nothing: TTL is off).
+    assert_eq!(engine.sweep_now().expect("sweep").deleted, 0);
     engine
         .update_time_to_live("Sessions", TimeToLiveSpecification::enabled("ttl"))
         .expect("ttl on");
+    assert_eq!(
+        engine.sweeper_lag_millis("Sessions").expect("lag"),
+        0,
+        "nothing indexed until the sweeper builds the index"
+    );
+    // A sweeper allowed no deletion still builds the index.
+    let sweeper = engine.start_sweeper(SweeperOptions {
+        interval: Duration::from_millis(5),
+        max_deletes_per_sec: Some(0),
+        ..SweeperOptions::default()
+    });
+    for _ in 0..1_000 {
+        if !engine
+            .time_to_live_index_building("Sessions")
+            .expect("table")
+        {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    sweeper.stop();
     assert_eq!(
         engine.sweeper_lag_millis("Sessions").expect("lag"),
         59_000,

@@ -113,9 +113,13 @@ fn enabling_ttl_indexes_existing_items_and_disabling_stops_expiry() {
     engine
         .update_time_to_live(TABLE, TimeToLiveSpecification::enabled(TTL_ATTR))
         .unwrap();
-    assert_eq!(engine.expired_backlog(TABLE).unwrap(), 2);
+    // The call only commits the setting; a sweep pass indexes the items
+    // already there, then deletes those expired.
+    assert!(engine.time_to_live_index_building(TABLE).unwrap());
+    assert_eq!(engine.expired_backlog(TABLE).unwrap(), 0);
     engine.delete_item(TABLE, &key("old2")).unwrap();
     assert_eq!(engine.sweep_now().unwrap().deleted, 1);
+    assert!(!engine.time_to_live_index_building(TABLE).unwrap());
 
     engine
         .put_item(TABLE, session("later", START_SECS + 20))
@@ -185,8 +189,12 @@ fn every_swept_item_has_exactly_one_ttl_remove_record_and_vice_versa() {
     assert_eq!(user_delete.user_identity, None);
 }
 
+/// A pass deletes at most `max_deletes_per_sweep` (see the unit tests of
+/// `sweeper.rs`), and one that spent it all is followed by the next at
+/// once: the budget shares the sweeper between tables, it does not slow a
+/// backlog down to one budget per interval.
 #[test]
-fn max_deletes_per_sweep_bounds_a_pass() {
+fn passes_that_spend_their_budget_follow_each_other_at_once() {
     let (_dir, clock, engine) = setup(StreamViewType::KeysOnly);
     let items = (0..50)
         .map(|i| session(&format!("u{i}"), START_SECS))
@@ -198,16 +206,66 @@ fn max_deletes_per_sweep_bounds_a_pass() {
         max_deletes_per_sweep: Some(20),
         ..SweeperOptions::default()
     });
-    // The first pass runs at once; wait (bounded) for it.
-    for _ in 0..500 {
-        if sweeper.deleted_total() == 20 {
+    // Three passes (20, 20, 10), although the interval is an hour.
+    for _ in 0..1_000 {
+        if sweeper.deleted_total() == 50 {
             break;
         }
         std::thread::sleep(Duration::from_millis(10));
     }
     sweeper.stop();
-    assert_eq!(engine.scan(TABLE).unwrap().len(), 30);
-    assert_eq!(engine.expired_backlog(TABLE).unwrap(), 30);
+    assert!(engine.scan(TABLE).unwrap().is_empty());
+    assert_eq!(engine.expired_backlog(TABLE).unwrap(), 0);
+}
+
+/// Enabling TTL on a table that holds items indexes them in the sweeper's
+/// passes, at most `max_deletes_per_sweep` per pass, and the passes follow
+/// each other at once until the index is built: every expired item goes,
+/// without a trigger, although the interval is an hour.
+#[test]
+fn the_background_sweeper_builds_the_index_of_a_table_ttl_was_enabled_on() {
+    let (_dir, clock, engine) = setup(StreamViewType::KeysOnly);
+    let off = TimeToLiveSpecification {
+        attribute_name: TTL_ATTR.into(),
+        enabled: false,
+    };
+    engine.update_time_to_live(TABLE, off).unwrap();
+    let items = (0..95)
+        .map(|i| session(&format!("u{i:02}"), START_SECS + (i % 2) * 60))
+        .collect();
+    engine.put_items(TABLE, items).unwrap();
+    engine
+        .update_time_to_live(TABLE, TimeToLiveSpecification::enabled(TTL_ATTR))
+        .unwrap();
+    clock.advance(Duration::from_millis(1_500)); // the even ones expired
+    let sweeper = engine.start_sweeper(SweeperOptions {
+        interval: Duration::from_secs(3600),
+        max_deletes_per_sweep: Some(10),
+        ..SweeperOptions::default()
+    });
+    for _ in 0..1_000 {
+        if sweeper.deleted_total() == 48 && !engine.time_to_live_index_building(TABLE).unwrap() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    sweeper.stop();
+    assert!(!engine.time_to_live_index_building(TABLE).unwrap());
+    assert_eq!(
+        engine.scan(TABLE).unwrap().len(),
+        47,
+        "the odd ones are not due"
+    );
+    let records = engine
+        .read_stream(TABLE, StreamPosition::TrimHorizon, usize::MAX)
+        .unwrap();
+    let ttl_removes: BTreeSet<String> = records
+        .iter()
+        .filter(|r| r.is_ttl_delete())
+        .map(|r| user_of(&r.keys))
+        .collect();
+    assert_eq!(ttl_removes.len(), 48);
+    assert_eq!(records.iter().filter(|r| r.is_ttl_delete()).count(), 48);
 }
 
 #[test]

@@ -11,4 +11,5 @@ mod dynamodb_streams_serve_shards;
 mod lambda_watch;
 mod s3_outage;
 mod s3_sink;
+mod serve_fair_sweep;
 mod sidecar_restart;

@@ -1,6 +1,7 @@
 //! `[source.engine]`: what the user writes, and the check that the data
 //! directory it names is an existing engine.
 
+use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
@@ -34,6 +35,19 @@ pub struct EngineSourceConfig {
     /// and the demo create engines). The table must exist either way.
     #[serde(default)]
     pub create: bool,
+    /// Most TTL deletions per sweep pass of that sweeper (a count, at least
+    /// 1; all tables together, shared fairly between them, so a few expired
+    /// items of one table wait at most one pass behind another table's
+    /// backlog; a pass that spends it all is followed by the next at once).
+    /// Default 10,000 ([`ttlstream_engine::DEFAULT_MAX_DELETES_PER_SWEEP`]).
+    #[serde(default = "default_max_deletes_per_sweep")]
+    pub max_deletes_per_sweep: NonZeroUsize,
+}
+
+/// The default of [`EngineSourceConfig::max_deletes_per_sweep`]: the
+/// engine's own.
+pub(crate) fn default_max_deletes_per_sweep() -> NonZeroUsize {
+    NonZeroUsize::new(ttlstream_engine::DEFAULT_MAX_DELETES_PER_SWEEP).unwrap_or(NonZeroUsize::MIN)
 }
 
 pub(super) fn default_region() -> String {
