@@ -15,8 +15,8 @@ use ttlstream_engine::{
 };
 
 pub use self::config::EngineSourceConfig;
-pub(crate) use self::config::default_max_deletes_per_sweep;
 use self::config::check_data_dir;
+pub(crate) use self::config::default_max_deletes_per_sweep;
 use super::engine_encode::{EncodeJob, StoredBatch};
 use super::{BoxFuture, ReadFrom, Source};
 use crate::error::SourceError;
