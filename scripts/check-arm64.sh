@@ -20,7 +20,7 @@ rustup target add aarch64-unknown-linux-gnu >/dev/null
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 echo "== cargo lambda build --release --arm64 (into $work/package)"
-"$TTLSTREAM_CARGO_LAMBDA" lambda build --release --arm64 --bin ttlstream-lambda \
+"$TTLSTREAM_CARGO_LAMBDA" lambda build --release --arm64 -p ttlstream-lambda --bin ttlstream-lambda \
     --lambda-dir "$work/package" --flatten ttlstream-lambda
 cp deploy/filters/ttl-system-deletes.json "$work/"
 cat > "$work/ttlstream.toml" <<TOML

@@ -164,6 +164,23 @@ pub enum ReadError {
     Storage(#[from] StorageError),
 }
 
+/// An item or key that breaks DynamoDB's rules for a table
+/// ([`TableDefinition::validate_item`](crate::TableDefinition::validate_item),
+/// [`TableDefinition::validate_key`](crate::TableDefinition::validate_key)).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ItemError {
+    /// DynamoDB answers `ValidationException` with `message`, e.g. "The
+    /// provided key element does not match the schema".
+    #[error("table `{table}`: {message}")]
+    Invalid {
+        /// Table name.
+        table: String,
+        /// DynamoDB's message, naming the attribute where it does.
+        message: String,
+    },
+}
+
 /// Errors from change-stream reads.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]

@@ -3,6 +3,7 @@
 //! Rules follow "Supported data types and naming rules in Amazon DynamoDB" and
 //! "Item sizes and formats" in the DynamoDB Developer Guide.
 
+use crate::error::ItemError;
 use crate::key::{KeyRole, KeyValueError, encode_key_part};
 use crate::number::Decimal;
 use crate::table::TableDefinition;
@@ -308,6 +309,65 @@ fn decimal_size(d: &Decimal) -> u64 {
 pub(crate) fn number_size(n: &str) -> u64 {
     let digits = Decimal::parse(n).map_or(n.len(), |d| d.digits.len()) as u64;
     1 + digits.div_ceil(2)
+}
+
+/// A table's primary key as the engine compares keys: two `ItemKey`s of one
+/// table are equal exactly when they name the same item (Numbers by value,
+/// so `1` and `1.0` are one key, as in DynamoDB). Opaque; made by
+/// [`TableDefinition::validate_item`] and [`TableDefinition::validate_key`],
+/// for instance to find a key twice in one BatchWriteItem or BatchGetItem
+/// request, which DynamoDB refuses ("BatchWriteItem" in the DynamoDB API
+/// Reference).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ItemKey(Vec<u8>);
+
+impl TableDefinition {
+    /// Checks `item` as PutItem does before anything is written, and brings
+    /// its Numbers to DynamoDB's canonical text (`1e3` becomes `1000`): the
+    /// key attributes (present, of the declared type, not empty, within
+    /// [`MAX_PARTITION_KEY_BYTES`](crate::MAX_PARTITION_KEY_BYTES) /
+    /// [`MAX_SORT_KEY_BYTES`](crate::MAX_SORT_KEY_BYTES)), the types of
+    /// secondary index key attributes, every attribute name (not empty, at
+    /// most [`MAX_ATTRIBUTE_NAME_BYTES`]) and value (valid Numbers, no empty
+    /// or duplicate set, at most [`MAX_NESTING_LEVELS`]), and the item's
+    /// size (at most [`MAX_ITEM_SIZE_BYTES`]). Rules from "Supported data
+    /// types and naming rules in Amazon DynamoDB", "Constraints in Amazon
+    /// DynamoDB" and "Item sizes and formats". Returns the item's key.
+    ///
+    /// [`Engine::put_item`](crate::Engine::put_item) makes the same checks;
+    /// call this to check a whole batch before writing any of it.
+    ///
+    /// # Errors
+    ///
+    /// [`ItemError::Invalid`] with DynamoDB's `ValidationException` message
+    /// for the first problem found.
+    pub fn validate_item(&self, item: &mut Item) -> Result<ItemKey, ItemError> {
+        validate_item(self, item)
+            .map(ItemKey)
+            .map_err(|message| self.invalid(message))
+    }
+
+    /// Checks `key` as GetItem and DeleteItem check their `Key`: exactly the
+    /// table's key attributes, each of the declared type, not empty and
+    /// within its size limit. Returns the key.
+    ///
+    /// # Errors
+    ///
+    /// [`ItemError::Invalid`] with DynamoDB's message: "The provided key
+    /// element does not match the schema" for a missing, extra or mistyped
+    /// attribute; the size or emptiness message otherwise.
+    pub fn validate_key(&self, key: &Item) -> Result<ItemKey, ItemError> {
+        key_only_bytes(self, key)
+            .map(ItemKey)
+            .map_err(|message| self.invalid(message))
+    }
+
+    fn invalid(&self, message: String) -> ItemError {
+        ItemError::Invalid {
+            table: self.table_name.clone(),
+            message,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -66,9 +66,14 @@
 //! * Global and local secondary indexes ([`GlobalSecondaryIndex`],
 //!   [`LocalSecondaryIndex`], [`Projection`]), sparse, kept in the same
 //!   batch as the item, also on TTL deletions; Query and Scan on an index.
-//! * Feature `server` (off by default; the only place the engine uses tokio):
-//!   module `server`, the engine behind a DynamoDB-compatible HTTP API (AWS
-//!   JSON 1.0) for any AWS SDK; `ttlstream serve` runs it.
+//! * Checks a caller can make before writing anything:
+//!   [`TableDefinition::validate_item`] and
+//!   [`TableDefinition::validate_key`] (DynamoDB's messages, an [`ItemKey`]
+//!   that compares as DynamoDB compares keys).
+//!
+//! The DynamoDB-compatible HTTP API (`ttlstream serve`) is a separate crate,
+//! `ttlstream-server`, built on this crate's public API; this crate uses
+//! neither tokio nor an HTTP stack.
 //!
 //! ## Durability
 //!
@@ -171,8 +176,6 @@ mod query;
 mod read;
 mod read_page;
 mod request;
-#[cfg(feature = "server")]
-pub mod server;
 mod shards;
 pub mod spanner;
 mod storage;
@@ -193,14 +196,14 @@ pub use clock::{AcceleratedClock, Clock, ManualClock, SystemClock};
 pub use codec::{ItemView, ListView, StoredEntry, StoredHeader, StoredRecord, Text, ValueView};
 pub use engine::{Engine, EngineOptions};
 pub use error::{
-    OpenError, ReadError, StorageError, StreamError, SweepError, TableError, WriteError,
+    ItemError, OpenError, ReadError, StorageError, StreamError, SweepError, TableError, WriteError,
 };
 pub use expr::{
     ExpressionError, ExpressionKind, MAX_EXPRESSION_BYTES, MAX_FUNCTION_NESTING, MAX_OPERATORS,
 };
 pub use index::{GlobalSecondaryIndex, LocalSecondaryIndex, Projection};
 pub use item::{
-    MAX_ATTRIBUTE_NAME_BYTES, MAX_ITEM_SIZE_BYTES, MAX_NESTING_LEVELS, item_size_bytes,
+    ItemKey, MAX_ATTRIBUTE_NAME_BYTES, MAX_ITEM_SIZE_BYTES, MAX_NESTING_LEVELS, item_size_bytes,
     value_size_bytes,
 };
 pub use key::{MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};

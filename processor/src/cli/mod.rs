@@ -7,6 +7,7 @@
 
 mod alarm;
 mod filter;
+#[cfg(feature = "serve")]
 mod serve;
 
 use std::path::PathBuf;
@@ -73,6 +74,8 @@ pub enum Command {
     },
     /// The bundled engine behind its DynamoDB-compatible API (loopback only),
     /// with the TTL sweeper running, until SIGTERM/SIGINT.
+    // Feature `serve` (default); the Lambda package builds without it.
+    #[cfg(feature = "serve")]
     Serve(serve::ServeArgs),
     /// Event-pattern tools.
     Filter {
@@ -86,7 +89,9 @@ pub enum Command {
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let default_level = match cli.command {
-        Command::Run { .. } | Command::Serve(_) => "info",
+        Command::Run { .. } => "info",
+        #[cfg(feature = "serve")]
+        Command::Serve(_) => "info",
         // The demo prints its own summary, transitions included.
         Command::Demo { .. } => "error",
         Command::Filter { .. } | Command::Alarm { .. } => "warn",
@@ -108,6 +113,7 @@ pub fn main() -> ExitCode {
     match cli.command {
         Command::Filter { command } => filter::run(command),
         Command::Alarm { command } => alarm::run(command),
+        #[cfg(feature = "serve")]
         Command::Serve(args) => serve::run(args),
         Command::Demo {
             data_dir,

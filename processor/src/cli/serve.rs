@@ -1,5 +1,5 @@
 //! `ttlstream serve`: the bundled engine behind its DynamoDB-compatible API
-//! (the engine's `server` feature), with the TTL sweeper running.
+//! (`ttlstream-server`), with the TTL sweeper running.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -8,11 +8,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
-use ttlstream_engine::server::{Credentials, MAX_REQUEST_BODY_BYTES, Server, ServerOptions};
 use ttlstream_engine::{
     Clock, DEFAULT_MAX_DELETES_PER_SWEEP, Engine, EngineOptions, ManualClock, StreamOptions,
     SweeperOptions, SystemClock,
 };
+use ttlstream_server::{Credentials, MAX_REQUEST_BODY_BYTES, Server, ServerOptions};
 
 /// Flags of `ttlstream serve`.
 #[derive(Debug, Args)]
@@ -56,7 +56,7 @@ pub struct ServeArgs {
     /// The region in ARNs and stream records (`awsRegion`) for requests
     /// that are not signed; a signed request gets the region of its SigV4
     /// credential scope.
-    #[arg(long, env = "AWS_REGION", default_value = ttlstream_engine::server::DEFAULT_REGION)]
+    #[arg(long, env = "AWS_REGION", default_value = ttlstream_server::DEFAULT_REGION)]
     pub region: String,
     /// Stream records per shard: a shard holding this many records is
     /// closed at the next record, which opens its child shard (a count;

@@ -1,4 +1,5 @@
-//! The table and items `engine_bench` and `sweep_profile` both write.
+//! The table and items `engine_bench`, `sweep_profile` and `ttlstream-server`'s
+//! `reads_bench` write.
 
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -22,12 +22,12 @@ use libfuzzer_sys::fuzz_target;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 use tower::ServiceExt;
-use ttlstream_engine::server::{ServerOptions, router};
 use ttlstream_engine::{
     AttributeValue, DeleteItemInput, Engine, EngineOptions, GetItemInput, GlobalSecondaryIndex,
     Item, KeyAttribute, Projection, PutItemInput, QueryInput, ScalarAttributeType, ScanInput,
     StreamViewType, TableDefinition, UpdateItemInput,
 };
+use ttlstream_server::{ServerOptions, router};
 
 const OPERATIONS: &[&str] = &[
     "DynamoDB_20120810.PutItem",

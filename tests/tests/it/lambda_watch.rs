@@ -12,7 +12,7 @@
 //! `watch` runs with `--only-lambda-apis` and the function is this crate's
 //! build of the binary (`ttlstream-lambda-e2e`, the same one-line `main`),
 //! started with the Runtime API variables `watch` prints. Letting `watch` build
-//! the function itself (`cargo run -p ttlstream --bin ttlstream-lambda`) works
+//! the function itself (`cargo run -p ttlstream-lambda`) works
 //! too, but its build environment differs from the test build's, so every test
 //! run rebuilt the SDK's native dependencies (about 4 minutes here).
 

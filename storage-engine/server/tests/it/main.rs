@@ -1,0 +1,18 @@
+//! Integration tests of ttlstream-server: its DynamoDB and DynamoDB Streams
+//! API through the AWS SDK and raw HTTP, on a free 127.0.0.1 port.
+//!
+//! One test binary for the crate (a module per area), so the workspace links
+//! one executable per crate instead of one per file.
+
+mod admin;
+mod api;
+mod bad_requests;
+mod batch_tables;
+mod fidelity;
+mod legacy;
+mod limits;
+mod sigv4;
+mod streams;
+mod support;
+mod table_fidelity;
+mod ttl_status;
