@@ -98,7 +98,7 @@ impl Engine {
     /// [`OpenError::Storage`] if fjall cannot open or recover the directory
     /// (including when another process or engine has it open);
     /// [`OpenError::UnsupportedFormat`] for a directory of another format
-    /// version (one of version 1 is brought to version 2 first: `migrate.rs`).
+    /// version.
     pub fn open(path: impl AsRef<Path>, options: EngineOptions) -> Result<Engine, OpenError> {
         let path = path.as_ref();
         let storage_err = |source: StorageError| OpenError::Storage {
@@ -111,10 +111,7 @@ impl Engine {
             .get(FORMAT_KEY)
             .map_err(|e| storage_err(e.into()))?;
         match version.as_deref() {
-            Some(v) if v == FORMAT_VERSION.as_bytes() => {
-                crate::migrate::drop_v1(&store).map_err(storage_err)?;
-            }
-            Some(b"1") => crate::migrate::from_v1(&store).map_err(storage_err)?,
+            Some(v) if v == FORMAT_VERSION.as_bytes() => {}
             Some(v) => {
                 return Err(OpenError::UnsupportedFormat {
                     path: path.display().to_string(),
@@ -148,9 +145,7 @@ impl Engine {
                 max_seq = max_seq.max(seq.0);
             }
         }
-        let recovered =
-            crate::shards::recover(&store, &tables, max_seq, options.clock.now_millis())
-                .map_err(storage_err)?;
+        let recovered = crate::shards::recover(&store, &tables, max_seq).map_err(storage_err)?;
         tracing::debug!(
             tables = tables.len(),
             next_sequence_number = recovered.next_sequence_number,
@@ -368,5 +363,70 @@ fn has_key_with_prefix(keyspace: &fjall::Keyspace, prefix: &[u8]) -> Result<bool
     match keyspace.prefix(prefix).next() {
         Some(guard) => guard.key().map(|_| true).map_err(StorageError::from),
         None => Ok(false),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::storage::META;
+    use fjall::KeyspaceCreateOptions;
+
+    #[test]
+    fn a_directory_of_another_format_version_is_refused_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        drop(Engine::open(dir.path(), EngineOptions::default()).unwrap());
+        {
+            let db = fjall::Database::builder(dir.path()).open().unwrap();
+            let meta = db.keyspace(META, KeyspaceCreateOptions::default).unwrap();
+            meta.insert(FORMAT_KEY, b"1").unwrap();
+            db.persist(PersistMode::SyncAll).unwrap();
+        }
+        let err = Engine::open(dir.path(), EngineOptions::default()).unwrap_err();
+        assert!(matches!(
+            &err,
+            OpenError::UnsupportedFormat { found, expected, .. }
+                if found == "1" && expected == FORMAT_VERSION
+        ));
+        assert!(err.to_string().contains("format version 1"), "{err}");
+    }
+
+    #[test]
+    fn a_table_with_a_stream_setting_and_no_open_shard_is_corrupt() {
+        use crate::{ScalarAttributeType, StreamViewType, TableDefinition};
+        let dir = tempfile::tempdir().unwrap();
+        let engine = Engine::open(dir.path(), EngineOptions::default()).unwrap();
+        let def = TableDefinition::new("Tbl", "pk", ScalarAttributeType::S)
+            .with_stream(StreamViewType::KeysOnly);
+        engine.create_table(def).unwrap();
+        drop(engine);
+        {
+            let db = fjall::Database::builder(dir.path()).open().unwrap();
+            let shards = db
+                .keyspace(crate::shards::meta::SHARDS, KeyspaceCreateOptions::default)
+                .unwrap();
+            let keys: Vec<fjall::Slice> = shards.iter().map(|g| g.key().unwrap()).collect();
+            assert!(!keys.is_empty());
+            for key in keys {
+                shards.remove(key).unwrap();
+            }
+            db.persist(PersistMode::SyncAll).unwrap();
+        }
+        let err = Engine::open(dir.path(), EngineOptions::default()).unwrap_err();
+        assert!(
+            matches!(
+                &err,
+                OpenError::Storage {
+                    source: StorageError::Corrupt {
+                        keyspace: "shards",
+                        ..
+                    },
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert!(err.to_string().contains("Tbl"), "{err}");
     }
 }

@@ -165,7 +165,6 @@ mod index;
 mod item;
 mod key;
 mod lag;
-mod migrate;
 mod number;
 mod query;
 mod read;

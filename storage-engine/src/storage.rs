@@ -4,10 +4,10 @@
 //!
 //! | keyspace | key | value |
 //! |---|---|---|
-//! | `meta` | `"format"` / `"table/" ++ name` | `"2"` / JSON [`TableMeta`] |
-//! | `items` | table id (u32 BE) ++ primary key | DynamoDB JSON of the item |
-//! | `expiry2` | short table id ++ expiry secs (`expiry_key.rs`) ++ primary key | empty |
-//! | `stream` | table id ++ sequence number (u64 BE) | JSON [`ChangeRecord`] |
+//! | `meta` | `"format"` / `"table/" ++ name` | `"3"` / JSON [`TableMeta`] |
+//! | `items` | table id (u32 BE) ++ primary key | the item, binary (`codec`) |
+//! | `expiry` | short table id ++ expiry secs (`expiry_key.rs`) ++ primary key | empty |
+//! | `stream` | table id ++ sequence number (u64 BE) | the [`ChangeRecord`], binary (`codec`) |
 
 use crate::error::StorageError;
 use crate::stream::{ChangeRecord, SequenceNumber};
@@ -22,7 +22,7 @@ pub(crate) use crate::expiry_key::{
 };
 
 /// On-disk format version this build writes and reads.
-pub(crate) const FORMAT_VERSION: &str = "2";
+pub(crate) const FORMAT_VERSION: &str = "3";
 /// Key of the format version in `meta`.
 pub(crate) const FORMAT_KEY: &[u8] = b"format";
 const TABLE_PREFIX: &[u8] = b"table/";
@@ -30,9 +30,7 @@ const TABLE_PREFIX: &[u8] = b"table/";
 /// Keyspace names (also used in error messages).
 pub(crate) const META: &str = "meta";
 pub(crate) const ITEMS: &str = "items";
-pub(crate) const EXPIRY: &str = "expiry2";
-/// The expiry index of format version 1 (see `migrate.rs`).
-pub(crate) const EXPIRY_V1: &str = "expiry";
+pub(crate) const EXPIRY: &str = "expiry";
 pub(crate) const STREAM: &str = "stream";
 /// Secondary-index entries (see `index.rs`).
 pub(crate) const INDEXES: &str = "index";
@@ -47,27 +45,23 @@ pub(crate) struct TableMeta {
     /// The TTL setting; `None` = never configured.
     pub time_to_live: Option<TimeToLiveSpecification>,
     /// When TTL was last enabled or disabled (engine clock, epoch ms);
-    /// absent in metadata of older builds.
+    /// `None` while TTL was never configured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_to_live_updated_at_millis: Option<i64>,
-    /// When the table was created (engine clock, epoch ms); absent in
-    /// metadata of older builds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub created_millis: Option<i64>,
+    /// When the table was created (engine clock, epoch ms).
+    pub created_millis: i64,
     /// Billing mode, throughput and tags, kept for DescribeTable and the
     /// tag operations; the engine does not act on them.
-    #[serde(default)]
     pub properties: TableProperties,
     /// While TTL is enabled and the items already in the table are not all
     /// in the expiry index yet: how far the background build has come (see
-    /// `ttl_index.rs`). Absent once the build is done, while TTL is
-    /// disabled, and in metadata of older builds.
+    /// `ttl_index.rs`). Absent once the build is done and while TTL is
+    /// disabled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_to_live_index_build: Option<TtlIndexBuild>,
     /// After TTL was disabled, until the table's expiry entries that match
     /// no item under the current setting are removed: how far the
-    /// background purge has come (see `ttl_index.rs`). Absent otherwise,
-    /// and in metadata of older builds.
+    /// background purge has come (see `ttl_index.rs`). Absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_to_live_index_purge: Option<TtlIndexPurge>,
 }
@@ -255,54 +249,46 @@ pub(crate) fn encode_json<T: Serialize>(
     })
 }
 
-/// Decodes an item value: binary (`codec`) or the older JSON.
+/// Decodes an item value (`codec`).
 ///
 /// # Errors
 ///
 /// [`StorageError::Corrupt`].
 pub(crate) fn decode_item(bytes: &[u8]) -> Result<Item, StorageError> {
-    if crate::codec::is_binary(bytes) {
-        return crate::codec::decode_item(bytes).map_err(|m| corrupt(ITEMS, "item", m));
-    }
-    decode_json(ITEMS, "item", bytes)
+    crate::codec::decode_item(bytes).map_err(|m| corrupt(ITEMS, "item", m))
 }
 
-/// Decodes a change record value: binary (`codec`) or the older JSON.
+/// Decodes a change record value (`codec`).
 ///
 /// # Errors
 ///
 /// [`StorageError::Corrupt`].
 pub(crate) fn decode_record(bytes: &[u8]) -> Result<ChangeRecord, StorageError> {
-    if crate::codec::is_binary(bytes) {
-        return crate::codec::decode_record(bytes).map_err(|m| corrupt(STREAM, "change record", m));
-    }
-    decode_json(STREAM, "change record", bytes)
+    crate::codec::decode_record(bytes).map_err(|m| corrupt(STREAM, "change record", m))
 }
 
-/// A stored change record, checked, for reading in place; one kept in the
-/// older JSON encoding is decoded and encoded again.
+/// A stored change record, checked, for reading in place.
 ///
 /// # Errors
 ///
 /// [`StorageError::Corrupt`] naming the keyspace.
 pub(crate) fn stored_record(bytes: fjall::Slice) -> Result<crate::StoredRecord, StorageError> {
-    if crate::codec::is_binary(&bytes) {
-        return crate::StoredRecord::parse(bytes).map_err(|m| corrupt(STREAM, "change record", m));
-    }
-    let record: ChangeRecord = decode_json(STREAM, "change record", &bytes)?;
-    Ok(crate::StoredRecord::from_change(&record))
+    crate::StoredRecord::parse(bytes).map_err(|m| corrupt(STREAM, "change record", m))
 }
 
 /// A stored change record as [`crate::Engine::get_stored_records_of`] hands
-/// it out, with what it counts towards a read's 1 MB limit: a binary record
-/// whose kind `full` rejects as its header only (its stored length), any
-/// other record whole ([`stored_record`]; its `SizeBytes`).
+/// it out, with what it counts towards a read's 1 MB limit: a record whose
+/// kind `full` rejects as its header only (its stored length), any other
+/// record whole ([`stored_record`]; its `SizeBytes`).
+///
+/// # Errors
+///
+/// [`StorageError::Corrupt`] naming the keyspace.
 pub(crate) fn stored_entry(
     bytes: fjall::Slice,
     full: impl Fn(crate::EventName) -> bool,
 ) -> Result<(u64, crate::StoredEntry), StorageError> {
-    if crate::codec::is_binary(&bytes)
-        && crate::codec::stored_event_name(&bytes).is_some_and(|kind| !full(kind))
+    if crate::codec::stored_event_name(&bytes).is_some_and(|kind| !full(kind))
         && let Some(header) = crate::StoredHeader::parse(bytes.clone())
             .map_err(|m| corrupt(STREAM, "change record", m))?
     {

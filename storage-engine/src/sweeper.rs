@@ -30,7 +30,7 @@
 //!
 //! Reading the item: its bytes are read once. For a table without secondary
 //! indexes (whose entries' keys need the decoded item) and whose TTL
-//! attribute is not a key attribute, a binary item is not decoded: the TTL
+//! attribute is not a key attribute, the item is not decoded: the TTL
 //! value and the key attributes are located in the bytes
 //! (`codec::encoded_attributes`, no allocation) and the deletion is staged
 //! from them ([`Engine::stage_stored_removal`]), the REMOVE record's Keys and
@@ -38,8 +38,8 @@
 //! byte, as decoding the item and staging through
 //! [`Engine::stage_change`] (proptest `stored_removals_match_decoded_removals`
 //! below, every stream view, with and without a sort key, stale entries
-//! included); corrupt bytes fail the same way. Other tables, and items an
-//! older build stored as JSON, take that decoding path.
+//! included); corrupt bytes fail the same way. Other tables take that
+//! decoding path.
 //!
 //! One mechanism serves the three TTL models: a pass lists every table with
 //! something that can expire (DynamoDB tables with TTL enabled, Tablestore
@@ -307,11 +307,9 @@ impl Engine {
                 } else {
                     store.items.get(&key)?
                 };
-                // Without secondary indexes, a binary item is deleted from
-                // its bytes, undecoded (the same entries, byte for byte).
-                if let (Some(names), Some(bytes)) = (&stored, &bytes)
-                    && crate::codec::is_binary(bytes)
-                {
+                // Without secondary indexes, an item is deleted from its
+                // bytes, undecoded (the same entries, byte for byte).
+                if let (Some(names), Some(bytes)) = (&stored, &bytes) {
                     let [hash, range, ttl] = crate::codec::encoded_attributes(bytes, names)
                         .map_err(|m| corrupt(ITEMS, "item", m))?;
                     let due = ttl

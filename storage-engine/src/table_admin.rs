@@ -43,7 +43,7 @@ impl Engine {
             definition,
             time_to_live: None,
             time_to_live_updated_at_millis: None,
-            created_millis: Some(now),
+            created_millis: now,
             properties,
             time_to_live_index_build: None,
             time_to_live_index_purge: None,
@@ -109,13 +109,12 @@ impl Engine {
         Ok(properties)
     }
 
-    /// When `table` was created (engine clock, epoch milliseconds); `None`
-    /// for a table created by an older build, which did not record it.
+    /// When `table` was created (engine clock, epoch milliseconds).
     ///
     /// # Errors
     ///
     /// [`TableError::NotFound`].
-    pub fn table_created_at_millis(&self, table: &str) -> Result<Option<i64>, TableError> {
+    pub fn table_created_at_millis(&self, table: &str) -> Result<i64, TableError> {
         self.table_meta(table)
             .map(|m| m.created_millis)
             .ok_or_else(|| TableError::NotFound {

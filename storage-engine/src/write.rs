@@ -353,10 +353,9 @@ impl Engine {
                 .key_attributes()
                 .filter_map(|k| any.get_key_value(&k.attribute_name))
                 .collect();
-            // Stored old bytes are binary unless an older build wrote JSON.
             let old_image: Option<std::borrow::Cow<'_, [u8]>> = match (old, old_bytes) {
                 _ if !view.includes_old_image() => None,
-                (Some(_), Some(b)) if crate::codec::is_binary(b) => Some(b.into()),
+                (Some(_), Some(b)) => Some(b.into()),
                 (Some(o), _) => Some(encode_item(o).into()),
                 (None, _) => None,
             };
@@ -419,18 +418,18 @@ pub(crate) struct StoredRemoval<'a> {
     pub user_identity: &'a UserIdentity,
 }
 
-/// A stored item value decoded: with `only`, a binary item just those
-/// top-level attributes.
+/// A stored item value decoded: with `only`, just those top-level
+/// attributes.
 ///
 /// # Errors
 ///
 /// [`StorageError::Corrupt`].
 pub(crate) fn decode_stored_item(v: &[u8], only: Option<&[&str]>) -> Result<Item, StorageError> {
     match only {
-        Some(names) if crate::codec::is_binary(v) => {
+        Some(names) => {
             crate::codec::decode_attributes(v, names).map_err(|m| corrupt(ITEMS, "item", m))
         }
-        _ => decode_item(v),
+        None => decode_item(v),
     }
 }
 

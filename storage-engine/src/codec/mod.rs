@@ -1,6 +1,5 @@
 //! The compact binary encoding of stored items and change records (see
-//! `FORMAT.md`, "Value encodings"). A value starts with [`BINARY_TAG`]; a
-//! value starting with `{` is the older JSON encoding, still read.
+//! `FORMAT.md`, "Value encodings"). A value starts with [`BINARY_TAG`].
 //!
 //! Lengths and counts are LEB128 varints; decoding checks every length
 //! against the bytes left, so corrupt input is an error, never a panic or
@@ -16,10 +15,9 @@ mod header;
 mod view;
 pub(crate) use header::stored_event_name;
 pub use header::{StoredEntry, StoredHeader};
-pub(crate) use view::is_binary;
 pub use view::{ItemView, ListView, StoredRecord, Text, ValueView};
 
-/// First byte of a binary value (JSON values start with `{`).
+/// First byte of every value.
 pub(crate) const BINARY_TAG: u8 = 0x01;
 
 const S: u8 = 0;
@@ -144,6 +142,32 @@ pub(crate) fn encode_record(r: &RecordParts<'_>) -> Vec<u8> {
             put_bytes(out, k.as_bytes());
             put_value(out, v);
         }
+    })
+}
+
+/// Encodes a whole change record (the Tablestore model's records, and
+/// [`StoredRecord::from_change`]); `eventID` and `SizeBytes` are not stored
+/// but derived again on read.
+pub(crate) fn encode_change(change: &ChangeRecord) -> Vec<u8> {
+    let keys: Vec<_> = change.keys.iter().collect();
+    let image = |item: &Option<Item>| {
+        item.as_ref().map(|item| {
+            let mut out = Vec::new();
+            put_map(&mut out, item);
+            out
+        })
+    };
+    let (new_image, old_image) = (image(&change.new_image), image(&change.old_image));
+    encode_record(&RecordParts {
+        table_name: &change.table_name,
+        sequence_number: change.sequence_number,
+        event_name: change.event_name,
+        now_millis: change.approximate_creation_date_time_millis,
+        view: change.stream_view_type,
+        keys: &keys,
+        new_image: new_image.as_deref(),
+        old_image: old_image.as_deref(),
+        user_identity: change.user_identity.as_ref(),
     })
 }
 

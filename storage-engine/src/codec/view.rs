@@ -1,5 +1,5 @@
 //! Change records read in place: [`StoredRecord`] checks a stored record once
-//! (lengths, UTF-8, nesting, as [`decode_record`] does) and then hands out its
+//! (lengths, UTF-8, nesting, as [`decode_record`](super::decode_record) does) and then hands out its
 //! attributes as borrowed [`ValueView`]s, so a reader that turns records into
 //! its own bytes (the processor writes Lambda-shaped JSON) builds no `Item`
 //! (a `String` and a `HashMap` per attribute). Attributes come in stored order.
@@ -10,9 +10,10 @@ use std::ops::Range;
 
 use super::header::StoredHeader;
 use super::{
-    B, BINARY_TAG, BOOL, BS, HAS_NEW, HAS_OLD, L, M, MAX_DEPTH, N, NS, NULL, OTHER_IDENTITY,
-    Reader, S, SS, TTL_IDENTITY, decode_record, put_map,
+    B, BOOL, BS, HAS_NEW, HAS_OLD, L, M, MAX_DEPTH, N, NS, NULL, OTHER_IDENTITY, Reader, S, SS,
+    TTL_IDENTITY,
 };
+use crate::error::StorageError;
 use crate::item::number_size;
 use crate::stream::{
     ChangeRecord, EventName, SequenceNumber, UserIdentity, event_id, event_id_hex,
@@ -159,29 +160,10 @@ impl StoredRecord {
         })
     }
 
-    /// The stored form of a decoded record (records kept in the older JSON
-    /// encoding are read through this, so every reader sees one shape).
+    /// The stored form of a decoded record: the bytes the engine would
+    /// store for it.
     pub fn from_change(change: &ChangeRecord) -> Self {
-        let keys: Vec<_> = change.keys.iter().collect();
-        let image = |item: &Option<crate::Item>| {
-            item.as_ref().map(|item| {
-                let mut out = Vec::new();
-                put_map(&mut out, item);
-                out
-            })
-        };
-        let (new_image, old_image) = (image(&change.new_image), image(&change.old_image));
-        let bytes = super::encode_record(&super::RecordParts {
-            table_name: &change.table_name,
-            sequence_number: change.sequence_number,
-            event_name: change.event_name,
-            now_millis: change.approximate_creation_date_time_millis,
-            view: change.stream_view_type,
-            keys: &keys,
-            new_image: new_image.as_deref(),
-            old_image: old_image.as_deref(),
-            user_identity: change.user_identity.as_ref(),
-        });
+        let bytes = super::encode_change(change);
         // Our own encoding of a valid record: parsing it cannot fail.
         Self::parse(fjall::Slice::from(bytes.as_slice()))
             .unwrap_or_else(|message| unreachable!("an encoded record does not parse: {message}"))
@@ -190,10 +172,11 @@ impl StoredRecord {
     /// The owned record ([`crate::Engine::get_records`]' form).
     ///
     /// # Errors
-    /// A message saying what is wrong with the bytes (never: the record
-    /// was checked when it was read).
-    pub fn decode(&self) -> Result<ChangeRecord, String> {
-        decode_record(&self.bytes)
+    ///
+    /// [`StorageError::Corrupt`] saying what is wrong with the bytes (not
+    /// expected: the record was checked when it was read).
+    pub fn decode(&self) -> Result<ChangeRecord, StorageError> {
+        crate::storage::decode_record(&self.bytes)
     }
 
     fn str(&self, range: &Range<usize>) -> &str {
@@ -474,9 +457,4 @@ fn next_value<'a>(r: &mut Reader<'a>) -> Option<ValueView<'a>> {
             }
         }
     })
-}
-
-/// The bytes are the binary encoding (tag byte first).
-pub(crate) fn is_binary(bytes: &[u8]) -> bool {
-    bytes.first() == Some(&BINARY_TAG)
 }

@@ -3,12 +3,12 @@
 
 use super::alloc::{OpenShard, SeqAlloc};
 use super::meta::{
-    ShardEntry, StreamEntry, encode, highest_sequence_number, load_shards, load_streams, shard_id,
-    shard_key, stream_key,
+    SHARDS, ShardEntry, StreamEntry, encode, highest_sequence_number, load_shards, load_streams,
+    shard_id, shard_key, stream_key,
 };
 use crate::engine::Engine;
 use crate::error::{StorageError, TableError};
-use crate::storage::{Store, TableMeta, decode_record, decode_stream_key, table_meta_key};
+use crate::storage::{Store, TableMeta, corrupt, decode_stream_key, table_meta_key};
 use crate::stream::SequenceNumber;
 use crate::table::{StreamViewType, TableDefinition};
 use fjall::{OwnedWriteBatch, Readable};
@@ -194,22 +194,21 @@ pub(crate) struct Recovered {
 
 /// Recovers the next sequence number and the open shard of every table with
 /// an enabled stream. `max_record_seq` is the highest sequence number in the
-/// `stream` keyspace. A table whose stream has no entries yet (a directory
-/// written before shards existed) gets a stream and a first shard holding
-/// its existing records, written here.
+/// `stream` keyspace.
 ///
 /// # Errors
 ///
-/// I/O failure or an undecodable entry.
+/// I/O failure, an undecodable entry, or a table with a stream setting and
+/// no open shard ([`StorageError::Corrupt`]: enabling a stream writes both in
+/// one batch).
 pub(crate) fn recover(
     store: &Store,
     tables: &BTreeMap<String, Arc<TableMeta>>,
     max_record_seq: u64,
-    now_millis: i64,
 ) -> Result<Recovered, StorageError> {
     let snapshot = store.db.snapshot();
     let floor = highest_sequence_number(&snapshot, &store.shards)?;
-    let mut next = max_record_seq.max(floor).saturating_add(1);
+    let next = max_record_seq.max(floor).saturating_add(1);
     let streams = load_streams(&snapshot, &store.shards)?;
     let mut open_shards = HashMap::new();
     for meta in tables.values() {
@@ -227,9 +226,12 @@ pub(crate) fn recover(
             }
             _ => None,
         };
-        let (start, entry) = match open {
-            Some(found) => found,
-            None => adopt(store, meta, view, &mut next, now_millis)?,
+        let Some((start, entry)) = open else {
+            let message = format!(
+                "table `{}` has a stream setting ({}) and no open shard",
+                meta.definition.table_name, view
+            );
+            return Err(corrupt(SHARDS, "stream entry", message));
         };
         let (records, last) = count_records(&snapshot, store, meta.id, start)?;
         open_shards.insert(
@@ -247,63 +249,6 @@ pub(crate) fn recover(
         next_sequence_number: next,
         open_shards,
     })
-}
-
-/// Writes a stream and an open first shard for a table that has a stream
-/// setting but no stream entry: the shard starts at its first record (or a
-/// reserved number if it has none).
-fn adopt(
-    store: &Store,
-    meta: &TableMeta,
-    view: StreamViewType,
-    next: &mut u64,
-    now_millis: i64,
-) -> Result<(u64, ShardEntry), StorageError> {
-    let first = store.stream.prefix(meta.id.to_be_bytes()).next();
-    let (start, created) = match first {
-        Some(guard) => {
-            let (key, value) = guard.into_inner()?;
-            let record = decode_record(&value)?;
-            (
-                decode_stream_key(&key)?.0,
-                record.approximate_creation_date_time_millis,
-            )
-        }
-        None => {
-            let s = *next;
-            *next = next.saturating_add(1);
-            (s, now_millis)
-        }
-    };
-    let stream = StreamEntry {
-        table_name: meta.definition.table_name.clone(),
-        partition_key: meta.definition.partition_key.clone(),
-        sort_key: meta.definition.sort_key.clone(),
-        view,
-        created_millis: created,
-        disabled_millis: None,
-    };
-    let shard = ShardEntry {
-        shard_id: shard_id(created, meta.id, start),
-        parent_shard_id: None,
-        created_millis: created,
-        ending: None,
-        closed_millis: None,
-    };
-    let mut batch = store.db.batch();
-    batch.insert(
-        &store.shards,
-        stream_key(meta.id, start),
-        encode("stream entry", &stream)?,
-    );
-    batch.insert(
-        &store.shards,
-        shard_key(meta.id, start),
-        encode("shard entry", &shard)?,
-    );
-    batch.commit()?;
-    tracing::info!(table = %meta.definition.table_name, start, "stream shard metadata created for existing records");
-    Ok((start, shard))
 }
 
 /// (records, last record) of table `table_id`'s stream from `start` on.

@@ -13,7 +13,7 @@ use super::meta::{
 };
 use crate::engine::Engine;
 use crate::error::{StorageError, StreamError};
-use crate::storage::{STREAM, corrupt, decode_json, decode_record, decode_stream_key, stream_key};
+use crate::storage::{STREAM, corrupt, decode_json, decode_stream_key, stream_key};
 use crate::stream::SequenceNumber;
 use fjall::Readable;
 use std::collections::BTreeSet;
@@ -189,10 +189,8 @@ impl RecordKind {
     /// The record's time (epoch ms).
     fn time_millis(self, value: &[u8]) -> Result<i64, StorageError> {
         match self {
-            RecordKind::ChangeRecord => match crate::codec::record_time_millis(value) {
-                Some(m) => Ok(m),
-                None => Ok(decode_record(value)?.approximate_creation_date_time_millis),
-            },
+            RecordKind::ChangeRecord => crate::codec::record_time_millis(value)
+                .ok_or_else(|| corrupt(STREAM, "change record", "no binary record header")),
             RecordKind::SpannerDataChange => {
                 /// Only the field the trim needs (serde passes over the mods).
                 #[derive(serde::Deserialize)]

@@ -23,7 +23,10 @@ mod row;
 mod sweep;
 mod write;
 
-pub use options::{DEFAULT_MAX_TIME_DEVIATION_SECS, MIN_TIME_TO_LIVE_SECS, TablestoreOptions};
+pub use options::{
+    DEFAULT_MAX_TIME_DEVIATION_SECS, MIN_TIME_TO_LIVE_SECS, TablestoreOptions,
+    TablestoreOptionsError,
+};
 pub use row::{Cell, ReadOptions, Row, TimeRange};
 pub use write::PutColumn;
 
@@ -116,7 +119,7 @@ impl TablestoreTableDefinition {
                 ));
             }
         }
-        self.options.validate()
+        self.options.validate().map_err(|e| e.to_string())
     }
 
     /// Encodes `key` (exactly the primary key columns) in key order.

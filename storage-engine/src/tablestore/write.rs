@@ -108,9 +108,9 @@ impl Engine {
         table: &str,
         options: TablestoreOptions,
     ) -> Result<(), TableError> {
-        options.validate().map_err(|message| TableError::Invalid {
+        options.validate().map_err(|e| TableError::Invalid {
             table: table.to_string(),
-            message,
+            message: e.to_string(),
         })?;
         let _state = self.lock_writes();
         let mut meta = load(&self.inner.store, table)?.ok_or_else(|| TableError::NotFound {
@@ -316,11 +316,8 @@ impl Engine {
             new: new_image.as_ref(),
             user_identity,
         });
-        batch.insert(
-            &store.stream,
-            stream_key(meta.id, seq),
-            encode_json("change record", &record)?,
-        );
+        let bytes = crate::codec::encode_change(&record);
+        batch.insert(&store.stream, stream_key(meta.id, seq), bytes);
         Ok(())
     }
 }
