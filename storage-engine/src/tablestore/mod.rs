@@ -31,9 +31,10 @@ pub use row::{Cell, ReadOptions, Row, TimeRange};
 pub use write::PutColumn;
 
 use crate::error::StorageError;
-use crate::key::encode_key_value;
+use crate::storage::key::encode_key_value;
+use crate::storage::key::{KeyAttribute, ScalarAttributeType};
 use crate::storage::{META, Store, decode_json};
-use crate::table::{KeyAttribute, ScalarAttributeType, StreamViewType};
+use crate::stream::record::StreamViewType;
 use serde::{Deserialize, Serialize};
 use serde_dynamo::Item;
 use std::collections::HashMap;

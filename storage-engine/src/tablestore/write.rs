@@ -8,9 +8,10 @@ use super::row::{Cell, StoredRow};
 use super::{TablestoreMeta, TablestoreOptions, TablestoreTableDefinition, load, meta_key};
 use crate::engine::Engine;
 use crate::error::{StorageError, TableError, WriteError};
-use crate::item::validate_attribute;
-use crate::storage::{ITEMS, decode_json, encode_json, item_key, stream_key};
-use crate::stream::{RecordInput, SequenceNumber, UserIdentity, build_record};
+use crate::storage::attribute::validate_attribute;
+use crate::storage::{ITEMS, decode_json, encode_json, item_key};
+use crate::stream::keys::stream_key;
+use crate::stream::record::{RecordInput, SequenceNumber, UserIdentity, build_record};
 use fjall::OwnedWriteBatch;
 use serde_dynamo::{AttributeValue, Item};
 
@@ -316,7 +317,7 @@ impl Engine {
             new: new_image.as_ref(),
             user_identity,
         });
-        let bytes = crate::codec::encode_change(&record);
+        let bytes = crate::stream::codec::encode_change(&record);
         batch.insert(&store.stream, stream_key(meta.id, seq), bytes);
         Ok(())
     }
