@@ -7,7 +7,7 @@
 //!
 //! ```sh
 //! cargo build --release -p ttlstream-engine --example sweep_profile
-//! valgrind --tool=callgrind --toggle-collect='ttlstream_engine::sweeper::*sweep' \
+//! valgrind --tool=callgrind --toggle-collect='ttlstream_engine::sweeper::pass::*sweep' \
 //!   target/release/examples/sweep_profile 50000 1
 //! target/release/examples/sweep_profile [items, default 200000] [runs, default 3]
 //! ```

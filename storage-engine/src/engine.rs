@@ -1,14 +1,15 @@
-//! The engine handle: opening, table administration and durability.
+//! The engine handle: opening a data directory (recovering every model's
+//! tables and the change stream), the state all models share, and
+//! durability. The crate root: it owns every model's state, so it is the one
+//! place that names them all (with `models.rs`).
 
 use crate::clock::{Clock, SystemClock};
-use crate::error::{OpenError, StorageError, TableError, WriteError};
-use crate::shards::StreamOptions;
-use crate::shards::alloc::OpenShard;
-use crate::storage::{
-    FORMAT_KEY, FORMAT_VERSION, Store, TableMeta, TtlIndexBuild, TtlIndexPurge,
-    expiry_table_prefix, table_meta_key,
-};
-use crate::table::{TableDefinition, TimeToLiveSpecification};
+use crate::dynamodb::meta::TableMeta;
+use crate::error::{OpenError, StorageError, WriteError};
+use crate::storage::{FORMAT_KEY, FORMAT_VERSION, Store};
+use crate::stream::keys::last_sequence_number;
+use crate::stream::shards::StreamOptions;
+use crate::stream::shards::alloc::OpenShard;
 use fjall::PersistMode;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -63,11 +64,11 @@ pub(crate) struct Inner {
     pub tables: RwLock<BTreeMap<String, Arc<TableMeta>>>,
     /// The write lock and the counters it protects.
     pub write: Mutex<WriteState>,
-    /// Where each table's expiry index is known empty below (see `lag.rs`).
-    pub swept_floors: crate::lag::SweptFloors,
+    /// Where each table's expiry index is known empty below (see `dynamodb/swept_floor.rs`).
+    pub swept_floors: crate::dynamodb::swept_floor::SweptFloors,
     /// Where the last budget-limited pass stopped in each Tablestore and
-    /// Spanner table (see `sweep_resume.rs`).
-    pub sweep_resume: crate::sweep_resume::SweepResume,
+    /// Spanner table (see `sweeper/resume.rs`).
+    pub sweep_resume: crate::sweeper::resume::SweepResume,
 }
 
 /// Counters allocated under the write lock.
@@ -98,7 +99,7 @@ impl Engine {
     /// [`OpenError::Storage`] if fjall cannot open or recover the directory
     /// (including when another process or engine has it open);
     /// [`OpenError::UnsupportedFormat`] for a directory of another format
-    /// version (one of version 1 is brought to version 2 first: `migrate.rs`).
+    /// version.
     pub fn open(path: impl AsRef<Path>, options: EngineOptions) -> Result<Engine, OpenError> {
         let path = path.as_ref();
         let storage_err = |source: StorageError| OpenError::Storage {
@@ -111,10 +112,7 @@ impl Engine {
             .get(FORMAT_KEY)
             .map_err(|e| storage_err(e.into()))?;
         match version.as_deref() {
-            Some(v) if v == FORMAT_VERSION.as_bytes() => {
-                crate::migrate::drop_v1(&store).map_err(storage_err)?;
-            }
-            Some(b"1") => crate::migrate::from_v1(&store).map_err(storage_err)?,
+            Some(v) if v == FORMAT_VERSION.as_bytes() => {}
             Some(v) => {
                 return Err(OpenError::UnsupportedFormat {
                     path: path.display().to_string(),
@@ -128,12 +126,12 @@ impl Engine {
                 batch.commit().map_err(|e| storage_err(e.into()))?;
             }
         }
-        let metas = store.load_tables().map_err(storage_err)?;
+        let metas = crate::dynamodb::meta::load_tables(&store).map_err(storage_err)?;
         let mut max_seq = 0u64;
         let mut max_id = 0u32;
         let mut tables = BTreeMap::new();
         for meta in metas {
-            if let Some(seq) = store.last_sequence_number(meta.id).map_err(storage_err)? {
+            if let Some(seq) = last_sequence_number(&store, meta.id).map_err(storage_err)? {
                 max_seq = max_seq.max(seq.0);
             }
             max_id = max_id.max(meta.id);
@@ -144,13 +142,12 @@ impl Engine {
         other_ids.extend(crate::spanner::table_ids(&store).map_err(storage_err)?);
         for id in other_ids {
             max_id = max_id.max(id);
-            if let Some(seq) = store.last_sequence_number(id).map_err(storage_err)? {
+            if let Some(seq) = last_sequence_number(&store, id).map_err(storage_err)? {
                 max_seq = max_seq.max(seq.0);
             }
         }
-        let recovered =
-            crate::shards::recover(&store, &tables, max_seq, options.clock.now_millis())
-                .map_err(storage_err)?;
+        let recovered = crate::dynamodb::stream_admin::recover(&store, &tables, max_seq)
+            .map_err(storage_err)?;
         tracing::debug!(
             tables = tables.len(),
             next_sequence_number = recovered.next_sequence_number,
@@ -167,8 +164,8 @@ impl Engine {
                     next_table_id: max_id.max(recovered.max_table_id).saturating_add(1),
                     open_shards: recovered.open_shards,
                 }),
-                swept_floors: crate::lag::SweptFloors::default(),
-                sweep_resume: crate::sweep_resume::SweepResume::default(),
+                swept_floors: crate::dynamodb::swept_floor::SweptFloors::default(),
+                sweep_resume: crate::sweeper::resume::SweepResume::default(),
             }),
         })
     }
@@ -176,130 +173,6 @@ impl Engine {
     /// The engine's clock.
     pub fn clock(&self) -> Arc<dyn Clock> {
         Arc::clone(&self.inner.clock)
-    }
-
-    /// Creates a table (DynamoDB `CreateTable`; the table is usable at once).
-    ///
-    /// # Errors
-    ///
-    /// [`TableError::AlreadyExists`]; [`TableError::Invalid`] for a bad name or
-    /// key schema; [`TableError::Storage`].
-    pub fn create_table(&self, definition: TableDefinition) -> Result<(), TableError> {
-        self.create_table_with_properties(definition, crate::table::TableProperties::default())
-    }
-
-    /// The definition of `table` (DynamoDB `DescribeTable`).
-    ///
-    /// # Errors
-    ///
-    /// [`TableError::NotFound`].
-    pub fn describe_table(&self, table: &str) -> Result<TableDefinition, TableError> {
-        self.table_meta(table)
-            .map(|m| m.definition.clone())
-            .ok_or_else(|| TableError::NotFound {
-                table: table.to_string(),
-            })
-    }
-
-    /// All table names, sorted (DynamoDB `ListTables`).
-    ///
-    /// # Errors
-    ///
-    /// None at present; the `Result` leaves room for storage-backed listing.
-    pub fn list_tables(&self) -> Result<Vec<String>, TableError> {
-        Ok(self.read_tables().keys().cloned().collect())
-    }
-
-    /// Enables or disables TTL on `table` (DynamoDB `UpdateTimeToLive`,
-    /// "Using time to live (TTL) in DynamoDB").
-    ///
-    /// Commits the setting and returns at once, whatever the size of the
-    /// table; the expiry index follows in the background, advanced by the
-    /// sweeper's passes ([`Sweeper`](crate::Sweeper), or
-    /// [`Engine::sweep_now`], which finishes it before deleting; see
-    /// `ttl_index.rs`), as DynamoDB takes "up to one hour for the change to
-    /// fully process" ("UpdateTimeToLive", DynamoDB API Reference).
-    /// Enabling: from then on every write keeps its item's expiry entry, and
-    /// the items already there are indexed ([`Engine::time_to_live_index_building`]
-    /// until they all are), so that they expire too. Disabling: nothing
-    /// expires from then on, and the table's entries are removed. Unlike
-    /// DynamoDB, the change may be repeated at once; enabling again with the
-    /// same attribute is a no-op.
-    ///
-    /// # Errors
-    ///
-    /// [`TableError::NotFound`]; [`TableError::Invalid`] for an empty attribute
-    /// name or enabling while TTL is enabled on another attribute (disable
-    /// first, as DynamoDB requires); [`TableError::Storage`].
-    pub fn update_time_to_live(
-        &self,
-        table: &str,
-        spec: TimeToLiveSpecification,
-    ) -> Result<(), TableError> {
-        let invalid = |message: String| TableError::Invalid {
-            table: table.to_string(),
-            message,
-        };
-        if spec.attribute_name.is_empty() || spec.attribute_name.len() > 255 {
-            return Err(invalid(
-                "TTL attribute name must be 1 to 255 bytes long".into(),
-            ));
-        }
-        let _state = self.lock_writes();
-        let meta = self.table_meta(table).ok_or_else(|| TableError::NotFound {
-            table: table.to_string(),
-        })?;
-        if let Some(current) = meta.ttl_enabled() {
-            if spec.enabled && current.attribute_name != spec.attribute_name {
-                return Err(invalid(format!(
-                    "TimeToLive is already enabled on attribute `{}`; disable it before enabling it on `{}`",
-                    current.attribute_name, spec.attribute_name
-                )));
-            }
-            if spec.enabled {
-                return Ok(());
-            }
-        }
-        self.inner.swept_floors.forget(meta.id);
-        let store = &self.inner.store;
-        // An empty table has nothing to index (its writes index themselves),
-        // a table without entries nothing to purge. A purge restarts from
-        // the first entry: a build may have written entries below its cursor.
-        let (build, purge) = if spec.enabled {
-            let has_items = has_key_with_prefix(&store.items, &meta.id.to_be_bytes())?;
-            let build = has_items.then(TtlIndexBuild::default);
-            (build, meta.time_to_live_index_purge.clone())
-        } else {
-            let has_entries = has_key_with_prefix(&store.expiry, &expiry_table_prefix(meta.id))?;
-            (None, has_entries.then(TtlIndexPurge::default))
-        };
-        let new_meta = TableMeta {
-            time_to_live: Some(spec),
-            time_to_live_updated_at_millis: Some(self.inner.clock.now_millis()),
-            time_to_live_index_build: build,
-            time_to_live_index_purge: purge,
-            ..(*meta).clone()
-        };
-        self.commit_meta(&new_meta)?;
-        self.cache_meta(new_meta);
-        Ok(())
-    }
-
-    /// The TTL setting of `table` (DynamoDB `DescribeTimeToLive`); `None` if
-    /// TTL was never configured.
-    ///
-    /// # Errors
-    ///
-    /// [`TableError::NotFound`].
-    pub fn describe_time_to_live(
-        &self,
-        table: &str,
-    ) -> Result<Option<TimeToLiveSpecification>, TableError> {
-        self.table_meta(table)
-            .map(|m| m.time_to_live.clone())
-            .ok_or_else(|| TableError::NotFound {
-                table: table.to_string(),
-            })
     }
 
     /// Flushes and fsyncs everything written so far (fjall `PersistMode::SyncAll`),
@@ -332,41 +205,69 @@ impl Engine {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
     }
-
-    fn read_tables(&self) -> std::sync::RwLockReadGuard<'_, BTreeMap<String, Arc<TableMeta>>> {
-        self.inner
-            .tables
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-    }
-
-    pub(crate) fn table_meta(&self, table: &str) -> Option<Arc<TableMeta>> {
-        self.read_tables().get(table).cloned()
-    }
-
-    pub(crate) fn all_table_metas(&self) -> Vec<Arc<TableMeta>> {
-        self.read_tables().values().cloned().collect()
-    }
-
-    pub(crate) fn cache_meta(&self, meta: TableMeta) {
-        let mut tables = self
-            .inner
-            .tables
-            .write()
-            .unwrap_or_else(PoisonError::into_inner);
-        tables.insert(meta.definition.table_name.clone(), Arc::new(meta));
-    }
-
-    pub(crate) fn commit_meta(&self, meta: &TableMeta) -> Result<(), TableError> {
-        let key = table_meta_key(&meta.definition.table_name);
-        Ok(self.inner.store.put_meta("table metadata", key, meta)?)
-    }
 }
 
-/// Whether `keyspace` holds a key starting with `prefix`.
-fn has_key_with_prefix(keyspace: &fjall::Keyspace, prefix: &[u8]) -> Result<bool, StorageError> {
-    match keyspace.prefix(prefix).next() {
-        Some(guard) => guard.key().map(|_| true).map_err(StorageError::from),
-        None => Ok(false),
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::storage::META;
+    use fjall::KeyspaceCreateOptions;
+
+    #[test]
+    fn a_directory_of_another_format_version_is_refused_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        drop(Engine::open(dir.path(), EngineOptions::default()).unwrap());
+        {
+            let db = fjall::Database::builder(dir.path()).open().unwrap();
+            let meta = db.keyspace(META, KeyspaceCreateOptions::default).unwrap();
+            meta.insert(FORMAT_KEY, b"1").unwrap();
+            db.persist(PersistMode::SyncAll).unwrap();
+        }
+        let err = Engine::open(dir.path(), EngineOptions::default()).unwrap_err();
+        assert!(matches!(
+            &err,
+            OpenError::UnsupportedFormat { found, expected, .. }
+                if found == "1" && expected == FORMAT_VERSION
+        ));
+        assert!(err.to_string().contains("format version 1"), "{err}");
+    }
+
+    #[test]
+    fn a_table_with_a_stream_setting_and_no_open_shard_is_corrupt() {
+        use crate::{ScalarAttributeType, StreamViewType, TableDefinition};
+        let dir = tempfile::tempdir().unwrap();
+        let engine = Engine::open(dir.path(), EngineOptions::default()).unwrap();
+        let def = TableDefinition::new("Tbl", "pk", ScalarAttributeType::S)
+            .with_stream(StreamViewType::KeysOnly);
+        engine.create_table(def).unwrap();
+        drop(engine);
+        {
+            let db = fjall::Database::builder(dir.path()).open().unwrap();
+            let shards = db
+                .keyspace(crate::storage::SHARDS, KeyspaceCreateOptions::default)
+                .unwrap();
+            let keys: Vec<fjall::Slice> = shards.iter().map(|g| g.key().unwrap()).collect();
+            assert!(!keys.is_empty());
+            for key in keys {
+                shards.remove(key).unwrap();
+            }
+            db.persist(PersistMode::SyncAll).unwrap();
+        }
+        let err = Engine::open(dir.path(), EngineOptions::default()).unwrap_err();
+        assert!(
+            matches!(
+                &err,
+                OpenError::Storage {
+                    source: StorageError::Corrupt {
+                        keyspace: "shards",
+                        ..
+                    },
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert!(err.to_string().contains("Tbl"), "{err}");
     }
 }

@@ -124,7 +124,7 @@ pub enum WriteError {
         table: String,
         /// Which expression, where and why.
         #[source]
-        source: crate::expr::ExpressionError,
+        source: crate::dynamodb::expr::ExpressionError,
     },
     /// The storage layer failed; the write may not have happened.
     #[error(transparent)]
@@ -157,7 +157,7 @@ pub enum ReadError {
         table: String,
         /// Which expression, where and why.
         #[source]
-        source: crate::expr::ExpressionError,
+        source: crate::dynamodb::expr::ExpressionError,
     },
     /// The storage layer failed.
     #[error(transparent)]

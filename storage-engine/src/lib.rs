@@ -159,74 +159,61 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+// Folders by concept. Shared parts (`storage`, `stream`, `sweeper`) never
+// import a model; each model (`dynamodb`, `tablestore`, `spanner`) uses the
+// shared parts; `engine.rs` and `models.rs` at the root hold and join them.
 mod clock;
-mod codec;
+mod dynamodb;
 mod engine;
 mod error;
-mod expiry_key;
-mod expr;
-mod get_with;
-mod index;
-mod item;
-mod key;
-mod lag;
-mod migrate;
-mod number;
-mod query;
-mod read;
-mod read_page;
-mod request;
-mod shards;
+mod models;
 pub mod spanner;
 mod storage;
 mod stream;
-mod sweep_lag;
-mod sweep_resume;
 mod sweeper;
-mod sweeper_thread;
-mod table;
-mod table_admin;
 pub mod tablestore;
-pub mod ttl;
-mod ttl_index;
-mod write;
-mod write_with;
 
 pub use clock::{AcceleratedClock, Clock, ManualClock, SystemClock};
-pub use codec::{ItemView, ListView, StoredEntry, StoredHeader, StoredRecord, Text, ValueView};
-pub use engine::{Engine, EngineOptions};
-pub use error::{
-    ItemError, OpenError, ReadError, StorageError, StreamError, SweepError, TableError, WriteError,
-};
-pub use expr::{
+pub use dynamodb::expr::{
     ExpressionError, ExpressionKind, MAX_EXPRESSION_BYTES, MAX_FUNCTION_NESTING, MAX_OPERATORS,
 };
-pub use index::{GlobalSecondaryIndex, LocalSecondaryIndex, Projection};
-pub use item::{
-    ItemKey, MAX_ATTRIBUTE_NAME_BYTES, MAX_ITEM_SIZE_BYTES, MAX_NESTING_LEVELS, item_size_bytes,
-    value_size_bytes,
-};
-pub use key::{MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES};
-pub use request::{
+pub use dynamodb::index::{GlobalSecondaryIndex, LocalSecondaryIndex, Projection};
+pub use dynamodb::request::{
     AttributeAction, AttributeValueUpdate, ComparisonOperator, Condition, ConditionalOperator,
     DeleteItemInput, ExpectedAttributeValue, GetItemInput, GetItemOutput, PutItemInput, QueryInput,
     ReadOutput, ReturnValue, ScanInput, UpdateItemInput, WriteOutput,
 };
+pub use dynamodb::table::{
+    BillingMode, ProvisionedThroughput, TableDefinition, TableProperties, TableSize,
+    TimeToLiveSpecification,
+};
+pub use dynamodb::ttl;
+pub use dynamodb::write::Update;
+pub use engine::{Engine, EngineOptions};
+pub use dynamodb::item::ItemKey;
+pub use error::{
+    ItemError, OpenError, ReadError, StorageError, StreamError, SweepError, TableError, WriteError,
+};
 pub use serde_dynamo::{AttributeValue, Item};
-pub use shards::{
+pub use storage::attribute::{
+    MAX_ATTRIBUTE_NAME_BYTES, MAX_ITEM_SIZE_BYTES, MAX_NESTING_LEVELS, item_size_bytes,
+    value_size_bytes,
+};
+pub use storage::key::{
+    KeyAttribute, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, ScalarAttributeType,
+};
+pub use stream::codec::{
+    ItemView, ListView, StoredEntry, StoredHeader, StoredRecord, Text, ValueView,
+};
+pub use stream::record::{
+    ChangeRecord, EventName, ParseSequenceNumberError, ParseStreamViewTypeError, SequenceNumber,
+    StreamPosition, StreamViewType, UserIdentity,
+};
+pub use stream::shards::{
     GetRecordsOutput, MAX_GET_RECORDS, MAX_GET_RECORDS_BYTES, STREAM_ARN_ACCOUNT,
     STREAM_ARN_REGION, SequenceNumberRange, Shard, StreamDescription, StreamOptions, StreamStatus,
     StreamSummary, TrimReport,
 };
-pub use stream::{
-    ChangeRecord, EventName, ParseSequenceNumberError, SequenceNumber, StreamPosition, UserIdentity,
-};
-pub use sweep_lag::{LAG_BUCKET_BOUNDS_MILLIS, LagHistogram};
-pub use sweeper::{SWEEP_CHUNK, SweepReport};
-pub use sweeper_thread::{DEFAULT_MAX_DELETES_PER_SWEEP, Sweeper, SweeperOptions};
-pub use table::{
-    BillingMode, KeyAttribute, ParseStreamViewTypeError, ProvisionedThroughput,
-    ScalarAttributeType, StreamViewType, TableDefinition, TableProperties, TableSize,
-    TimeToLiveSpecification,
-};
-pub use write::Update;
+pub use sweeper::lag_histogram::{LAG_BUCKET_BOUNDS_MILLIS, LagHistogram};
+pub use sweeper::pass::{SWEEP_CHUNK, SweepReport};
+pub use sweeper::thread::{DEFAULT_MAX_DELETES_PER_SWEEP, Sweeper, SweeperOptions};

@@ -115,7 +115,7 @@ pub(super) fn describe(
 ) -> Result<TableDescription, ApiError> {
     let def = engine.describe_table(name)?;
     let properties = engine.table_properties(name)?;
-    let created_millis = engine.table_created_at_millis(name)?.unwrap_or(0);
+    let created_millis = engine.table_created_at_millis(name)?;
     let size = engine.table_size(name)?;
     // The newest stream, ENABLED or DISABLED, as DescribeTable reports it.
     let latest = engine.latest_stream(name)?;

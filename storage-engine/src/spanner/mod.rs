@@ -29,12 +29,12 @@ mod value;
 mod write;
 
 pub use ddl::{DdlError, MAX_POLICY_DAYS, RowDeletionPolicy};
+pub(crate) use record::record_time_millis;
 pub use record::{
     ColumnType, DataChangeRecord, Mod, ModType, ROW_DELETION_POLICY_TAG, SpannerStreamEntry,
     TypeCode, ValueCaptureType,
 };
 pub use schema::{SpannerColumn, SpannerIndex, SpannerRow, SpannerTableDefinition};
-pub(crate) use value::parse_rfc3339_millis;
 pub use value::{SpannerType, SpannerValue, rfc3339_millis};
 
 use crate::error::StorageError;
@@ -48,7 +48,7 @@ const META_PREFIX: &[u8] = b"spanner/";
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct SpannerMeta {
     /// Key prefix of rows (`items`), policy entries (the expiry index, in
-    /// its short form: `expiry_key.rs`) and records (`stream`).
+    /// its short form: `storage/expiry_key.rs`) and records (`stream`).
     pub id: u32,
     /// Key prefix (`items`) of each secondary index, parallel to
     /// `definition.indexes`.

@@ -7,8 +7,9 @@ use super::schema::SpannerRow;
 use super::value::SpannerValue;
 use crate::engine::Engine;
 use crate::error::{ReadError, StreamError, TableError};
-use crate::storage::{ITEMS, STREAM, decode_json, decode_stream_key, stream_key};
-use crate::stream::{SequenceNumber, StreamPosition};
+use crate::storage::{ITEMS, STREAM, decode_json};
+use crate::stream::keys::{decode_stream_key, stream_key};
+use crate::stream::record::{SequenceNumber, StreamPosition};
 use fjall::Readable;
 
 fn read_err(e: TableError) -> ReadError {

@@ -1,12 +1,38 @@
 //! Spanner data change records ("Spanner: Change streams overview", data
 //! change records; the `DataChangeRecord` message of the Spanner API).
 
-use crate::stream::SequenceNumber;
+use super::value::parse_rfc3339_millis;
+use crate::error::StorageError;
+use crate::storage::{STREAM, corrupt, decode_json};
+use crate::stream::record::SequenceNumber;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// The `transaction_tag` of deletions made by a row deletion policy.
 pub const ROW_DELETION_POLICY_TAG: &str = "RowDeletionPolicy";
+
+/// The `commit_timestamp` (epoch ms) of a stored data change record, for
+/// stream retention (`stream/shards/trim.rs`).
+///
+/// # Errors
+///
+/// [`StorageError::Corrupt`] for a record that does not decode or whose
+/// `commit_timestamp` is not RFC 3339 with milliseconds.
+pub(crate) fn record_time_millis(value: &[u8]) -> Result<i64, StorageError> {
+    /// Only the field the trim needs (serde passes over the mods).
+    #[derive(Deserialize)]
+    struct CommitTimestamp {
+        commit_timestamp: String,
+    }
+    let record: CommitTimestamp = decode_json(STREAM, "data change record", value)?;
+    parse_rfc3339_millis(&record.commit_timestamp).ok_or_else(|| {
+        let message = format!(
+            "commit_timestamp {:?} is not RFC 3339 with milliseconds",
+            record.commit_timestamp
+        );
+        corrupt(STREAM, "data change record", message)
+    })
+}
 
 /// What a change stream records of each change (`value_capture_type`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

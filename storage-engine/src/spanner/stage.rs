@@ -8,7 +8,8 @@ use super::schema::{SpannerRow, SpannerTableDefinition};
 use super::value::{SpannerValue, rfc3339_millis};
 use crate::engine::Engine;
 use crate::error::StorageError;
-use crate::storage::{ITEMS, decode_json, encode_json, expiry_key, item_key, stream_key};
+use crate::storage::{ITEMS, decode_json, encode_json, expiry_key, item_key};
+use crate::stream::keys::stream_key;
 use fjall::OwnedWriteBatch;
 use serde_json::Map;
 
@@ -139,7 +140,7 @@ impl Engine {
                 transaction_tag: transaction_tag.to_string(),
                 is_system_transaction,
             };
-            let seq = crate::stream::SequenceNumber(*next_seq);
+            let seq = crate::stream::record::SequenceNumber(*next_seq);
             *next_seq = next_seq.saturating_add(1);
             batch.insert(
                 &self.inner.store.stream,

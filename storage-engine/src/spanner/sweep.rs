@@ -1,11 +1,11 @@
 //! The sweeper's Spanner part: deletes rows past their table's row deletion
-//! policy through the policy index (the expiry index, `expiry_key.rs`:
+//! policy through the policy index (the expiry index, `storage/expiry_key.rs`:
 //! table id ++ policy timestamp ms ++ encoded key), in batches of up to the sweeper's batch size.
 //! Each batch is one atomic write and one system transaction: the rows, their
 //! index and policy entries, their interleaved children, and the DELETE data
 //! change records with `transaction_tag: "RowDeletionPolicy"`. The pass
 //! limits, fairness and lag histogram are the sweeper's, shared by every
-//! model (`sweeper.rs`).
+//! model (`sweeper/pass.rs`).
 
 use super::load_all;
 use super::record::ROW_DELETION_POLICY_TAG;
@@ -13,12 +13,12 @@ use super::stage::Txn;
 use crate::engine::Engine;
 use crate::error::StorageError;
 use crate::storage::{decode_expiry_key, expiry_bound};
-use crate::sweep_lag::LagHistogram;
-use crate::sweeper::Pass;
+use crate::sweeper::lag_histogram::LagHistogram;
+use crate::sweeper::pass::Pass;
 use std::ops::Bound;
 
 impl Engine {
-    /// One table's part of a sweep pass (see `sweeper.rs`): at most
+    /// One table's part of a sweep pass (see `sweeper/pass.rs`): at most
     /// `pass.budget` rows deleted (interleaved children not counted),
     /// `pass.batch` policy entries per atomic batch; each deletion's lag (now
     /// minus the policy timestamp plus the policy's days) goes into `lag`.
@@ -51,7 +51,7 @@ impl Engine {
             };
             let cutoff = now.saturating_sub(policy.interval_millis());
             // The first batch goes on where the last pass stopped short
-            // (see `sweep_resume.rs`).
+            // (see `sweeper/resume.rs`).
             if resumed.is_none() {
                 resumed = Some(meta.id);
                 if let Some(Bound::Excluded(k)) = self.inner.sweep_resume.take(meta.id) {

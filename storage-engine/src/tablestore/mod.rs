@@ -23,14 +23,18 @@ mod row;
 mod sweep;
 mod write;
 
-pub use options::{DEFAULT_MAX_TIME_DEVIATION_SECS, MIN_TIME_TO_LIVE_SECS, TablestoreOptions};
+pub use options::{
+    DEFAULT_MAX_TIME_DEVIATION_SECS, MIN_TIME_TO_LIVE_SECS, TablestoreOptions,
+    TablestoreOptionsError,
+};
 pub use row::{Cell, ReadOptions, Row, TimeRange};
 pub use write::PutColumn;
 
 use crate::error::StorageError;
-use crate::key::encode_key_value;
+use crate::storage::key::encode_key_value;
+use crate::storage::key::{KeyAttribute, ScalarAttributeType};
 use crate::storage::{META, Store, decode_json};
-use crate::table::{KeyAttribute, ScalarAttributeType, StreamViewType};
+use crate::stream::record::StreamViewType;
 use serde::{Deserialize, Serialize};
 use serde_dynamo::Item;
 use std::collections::HashMap;
@@ -116,7 +120,7 @@ impl TablestoreTableDefinition {
                 ));
             }
         }
-        self.options.validate()
+        self.options.validate().map_err(|e| e.to_string())
     }
 
     /// Encodes `key` (exactly the primary key columns) in key order.

@@ -8,6 +8,33 @@ pub const MIN_TIME_TO_LIVE_SECS: i64 = 86_400;
 /// The default `max_time_deviation` (Tablestore's `deviation_cell_version_in_sec`).
 pub const DEFAULT_MAX_TIME_DEVIATION_SECS: i64 = 86_400;
 
+/// A [`TablestoreOptions`] value outside its allowed range (the ranges of
+/// "Tablestore: TableOptions").
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TablestoreOptionsError {
+    /// `time_to_live_secs` is neither -1 nor at least [`MIN_TIME_TO_LIVE_SECS`].
+    #[error(
+        "time_to_live {time_to_live_secs} is out of range: -1 (never expire) or at least {MIN_TIME_TO_LIVE_SECS} seconds"
+    )]
+    TimeToLive {
+        /// The value given, seconds.
+        time_to_live_secs: i64,
+    },
+    /// `max_versions` is 0.
+    #[error("max_versions {max_versions} is out of range: at least 1")]
+    MaxVersions {
+        /// The value given.
+        max_versions: u32,
+    },
+    /// `max_time_deviation_secs` is below 1.
+    #[error("max_time_deviation {max_time_deviation_secs} is out of range: at least 1 second")]
+    MaxTimeDeviation {
+        /// The value given, seconds.
+        max_time_deviation_secs: i64,
+    },
+}
+
 /// Table options (Tablestore `TableOptions`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TablestoreOptions {
@@ -47,25 +74,25 @@ impl TablestoreOptions {
     ///
     /// # Errors
     ///
-    /// A message naming the option and the allowed range.
-    pub fn validate(&self) -> Result<(), String> {
+    /// [`TablestoreOptionsError::TimeToLive`],
+    /// [`TablestoreOptionsError::MaxVersions`] or
+    /// [`TablestoreOptionsError::MaxTimeDeviation`], naming the option, its
+    /// value and the allowed range.
+    pub fn validate(&self) -> Result<(), TablestoreOptionsError> {
         if self.time_to_live_secs != -1 && self.time_to_live_secs < MIN_TIME_TO_LIVE_SECS {
-            return Err(format!(
-                "time_to_live {} is out of range: -1 (never expire) or at least {MIN_TIME_TO_LIVE_SECS} seconds",
-                self.time_to_live_secs
-            ));
+            return Err(TablestoreOptionsError::TimeToLive {
+                time_to_live_secs: self.time_to_live_secs,
+            });
         }
         if self.max_versions < 1 {
-            return Err(format!(
-                "max_versions {} is out of range: at least 1",
-                self.max_versions
-            ));
+            return Err(TablestoreOptionsError::MaxVersions {
+                max_versions: self.max_versions,
+            });
         }
         if self.max_time_deviation_secs < 1 {
-            return Err(format!(
-                "max_time_deviation {} is out of range: at least 1 second",
-                self.max_time_deviation_secs
-            ));
+            return Err(TablestoreOptionsError::MaxTimeDeviation {
+                max_time_deviation_secs: self.max_time_deviation_secs,
+            });
         }
         Ok(())
     }
@@ -96,6 +123,7 @@ impl TablestoreOptions {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]
@@ -103,19 +131,30 @@ mod tests {
         let ok = TablestoreOptions::default();
         assert!(ok.validate().is_ok());
         let short = TablestoreOptions::with_time_to_live_secs(3_600);
+        let err = short.validate().unwrap_err();
+        assert_eq!(
+            err,
+            TablestoreOptionsError::TimeToLive {
+                time_to_live_secs: 3_600
+            }
+        );
+        let message = err.to_string();
         assert!(
-            matches!(short.validate(), Err(m) if m.contains("time_to_live") && m.contains("86400"))
+            message.contains("time_to_live") && message.contains("86400"),
+            "{message}"
         );
         let zero = TablestoreOptions {
             max_versions: 0,
             ..ok
         };
-        assert!(matches!(zero.validate(), Err(m) if m.contains("max_versions")));
+        let message = zero.validate().unwrap_err().to_string();
+        assert!(message.contains("max_versions"), "{message}");
         let dev = TablestoreOptions {
             max_time_deviation_secs: 0,
             ..ok
         };
-        assert!(matches!(dev.validate(), Err(m) if m.contains("max_time_deviation")));
+        let message = dev.validate().unwrap_err().to_string();
+        assert!(message.contains("max_time_deviation"), "{message}");
         assert!(
             TablestoreOptions::with_time_to_live_secs(86_400)
                 .validate()

@@ -5,8 +5,9 @@ use super::row::{ReadOptions, Row, StoredRow};
 use super::{TablestoreMeta, load};
 use crate::engine::Engine;
 use crate::error::{ReadError, StreamError};
-use crate::storage::{ITEMS, decode_json, decode_record, stream_key};
-use crate::stream::{ChangeRecord, SequenceNumber, StreamPosition};
+use crate::storage::{ITEMS, decode_json};
+use crate::stream::keys::{decode_record, stream_key};
+use crate::stream::record::{ChangeRecord, SequenceNumber, StreamPosition};
 use fjall::Readable;
 use serde_dynamo::Item;
 

@@ -6,20 +6,20 @@
 //! there is no expiry index: a pass scans each table in primary-key order,
 //! the sweeper's batch size in rows per atomic batch, re-reading each row and the options
 //! under the write lock before changing it. The pass limits, fairness and
-//! lag histogram are the sweeper's, shared by every model (`sweeper.rs`).
+//! lag histogram are the sweeper's, shared by every model (`sweeper/pass.rs`).
 
 use super::options::TablestoreOptions;
 use super::row::StoredRow;
 use crate::engine::Engine;
 use crate::error::StorageError;
 use crate::storage::{ITEMS, decode_json};
-use crate::stream::UserIdentity;
-use crate::sweep_lag::LagHistogram;
-use crate::sweeper::Pass;
+use crate::stream::record::UserIdentity;
+use crate::sweeper::lag_histogram::LagHistogram;
+use crate::sweeper::pass::Pass;
 use std::ops::Bound;
 
 impl Engine {
-    /// One table's part of a sweep pass (see `sweeper.rs`): at most
+    /// One table's part of a sweep pass (see `sweeper/pass.rs`): at most
     /// `pass.budget` rows deleted, `pass.batch` rows examined per atomic
     /// batch; each deletion's lag (now minus the instant its newest version
     /// expired) goes into `lag`. Returns the rows deleted.
@@ -36,7 +36,7 @@ impl Engine {
         };
         let prefix = meta.id.to_be_bytes().to_vec();
         let end = (meta.id.saturating_add(1)).to_be_bytes().to_vec();
-        // Where the last pass stopped short (see `sweep_resume.rs`).
+        // Where the last pass stopped short (see `sweeper/resume.rs`).
         let mut from = self
             .inner
             .sweep_resume

@@ -8,9 +8,10 @@ use super::row::{Cell, StoredRow};
 use super::{TablestoreMeta, TablestoreOptions, TablestoreTableDefinition, load, meta_key};
 use crate::engine::Engine;
 use crate::error::{StorageError, TableError, WriteError};
-use crate::item::validate_attribute;
-use crate::storage::{ITEMS, decode_json, encode_json, item_key, stream_key};
-use crate::stream::{RecordInput, SequenceNumber, UserIdentity, build_record};
+use crate::storage::attribute::validate_attribute;
+use crate::storage::{ITEMS, decode_json, encode_json, item_key};
+use crate::stream::keys::stream_key;
+use crate::stream::record::{RecordInput, SequenceNumber, UserIdentity, build_record};
 use fjall::OwnedWriteBatch;
 use serde_dynamo::{AttributeValue, Item};
 
@@ -108,9 +109,9 @@ impl Engine {
         table: &str,
         options: TablestoreOptions,
     ) -> Result<(), TableError> {
-        options.validate().map_err(|message| TableError::Invalid {
+        options.validate().map_err(|e| TableError::Invalid {
             table: table.to_string(),
-            message,
+            message: e.to_string(),
         })?;
         let _state = self.lock_writes();
         let mut meta = load(&self.inner.store, table)?.ok_or_else(|| TableError::NotFound {
@@ -316,11 +317,8 @@ impl Engine {
             new: new_image.as_ref(),
             user_identity,
         });
-        batch.insert(
-            &store.stream,
-            stream_key(meta.id, seq),
-            encode_json("change record", &record)?,
-        );
+        let bytes = crate::stream::codec::encode_change(&record);
+        batch.insert(&store.stream, stream_key(meta.id, seq), bytes);
         Ok(())
     }
 }

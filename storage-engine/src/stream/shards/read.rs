@@ -1,0 +1,396 @@
+//! ListStreams, DescribeStream, GetShardIterator and GetRecords. Each call
+//! reads one fjall snapshot, so shard boundaries and records are seen as of
+//! one instant (a rotation commits both in one batch).
+
+use super::meta::{
+    SHARDS, StoredShard, StoredStream, load_shards, load_streams, parse_stream_arn, trimmed_through,
+};
+use super::{
+    GetRecordsOutput, MAX_GET_RECORDS, MAX_GET_RECORDS_BYTES, SequenceNumberRange, Shard,
+    StreamDescription, StreamStatus, StreamSummary,
+};
+use crate::engine::Engine;
+use crate::error::StorageError;
+use crate::error::StreamError;
+use crate::stream::codec::{StoredEntry, StoredRecord};
+use crate::stream::keys::{decode_record, stored_entry, stored_record, stream_key};
+use crate::stream::record::{EventName, SequenceNumber, StreamPosition};
+use fjall::{Readable, Snapshot};
+
+/// A stream found by ARN, with the shards of its range.
+struct Found {
+    stream: StoredStream,
+    shards: Vec<StoredShard>,
+    /// The highest sequence number trimmed from its table.
+    trimmed: Option<u64>,
+}
+
+impl Engine {
+    /// The streams kept (ENABLED, and DISABLED ones not yet removed by
+    /// retention), of `table` only if given, ordered by table name then
+    /// creation (DynamoDB Streams `ListStreams`; the caller pages with
+    /// `ExclusiveStartStreamArn` / `Limit`). A table name with no streams
+    /// gives an empty list, not an error, as ListStreams does.
+    ///
+    /// # Errors
+    ///
+    /// [`StreamError::Storage`].
+    pub fn list_streams(&self, table: Option<&str>) -> Result<Vec<StreamSummary>, StreamError> {
+        let snapshot = self.inner.store.db.snapshot();
+        let mut out: Vec<(String, i64, StreamSummary)> =
+            load_streams(&snapshot, &self.inner.store.shards)?
+                .into_iter()
+                .filter(|s| table.is_none_or(|t| s.entry.table_name == t))
+                .map(|s| {
+                    let summary = StreamSummary {
+                        stream_arn: s.entry.arn(),
+                        table_name: s.entry.table_name.clone(),
+                        stream_label: s.entry.label(),
+                    };
+                    (s.entry.table_name, s.entry.created_millis, summary)
+                })
+                .collect();
+        out.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+        Ok(out.into_iter().map(|(_, _, s)| s).collect())
+    }
+
+    /// The newest stream of `table`, ENABLED or DISABLED (DescribeTable's
+    /// `LatestStreamArn` and `LatestStreamLabel`); `None` if the table never
+    /// had one or it has been removed by retention.
+    ///
+    /// # Errors
+    ///
+    /// [`StreamError::Storage`].
+    pub fn latest_stream(&self, table: &str) -> Result<Option<StreamSummary>, StreamError> {
+        Ok(self.list_streams(Some(table))?.pop())
+    }
+
+    /// The stream with this ARN and every shard it keeps, parent before
+    /// child (DynamoDB Streams `DescribeStream`, whole; a server pages the
+    /// shards with `ExclusiveStartShardId` / `Limit`).
+    ///
+    /// # Errors
+    ///
+    /// [`StreamError::InvalidStreamArn`]; [`StreamError::StreamNotFound`];
+    /// [`StreamError::Storage`].
+    pub fn describe_stream(&self, stream_arn: &str) -> Result<StreamDescription, StreamError> {
+        let snapshot = self.inner.store.db.snapshot();
+        let found = self.find_stream(&snapshot, stream_arn)?;
+        let e = &found.stream.entry;
+        Ok(StreamDescription {
+            stream_arn: e.arn(),
+            stream_label: e.label(),
+            stream_status: if e.disabled_millis.is_some() {
+                StreamStatus::Disabled
+            } else {
+                StreamStatus::Enabled
+            },
+            stream_view_type: e.view,
+            creation_request_date_time_millis: e.created_millis,
+            table_name: e.table_name.clone(),
+            key_schema: std::iter::once(e.partition_key.clone())
+                .chain(e.sort_key.clone())
+                .collect(),
+            shards: found.shards.iter().map(shard_shape).collect(),
+        })
+    }
+
+    /// Checks a GetShardIterator request and returns the position to read
+    /// from with [`Engine::get_records`] (DynamoDB Streams
+    /// `GetShardIterator`): `TrimHorizon` is returned as is; `Latest` becomes
+    /// `AfterSequenceNumber` of the shard's newest record (so later records
+    /// are read, earlier ones are not); a sequence number must lie in the
+    /// shard's SequenceNumberRange and not below the trim horizon.
+    ///
+    /// # Errors
+    ///
+    /// [`StreamError::InvalidStreamArn`]; [`StreamError::StreamNotFound`];
+    /// [`StreamError::ShardNotFound`];
+    /// [`StreamError::SequenceNumberOutsideShard`];
+    /// [`StreamError::TrimmedDataAccess`] ("You request a shard iterator with
+    /// a sequence number older than the trim point");
+    /// [`StreamError::Storage`].
+    pub fn shard_iterator(
+        &self,
+        stream_arn: &str,
+        shard_id: &str,
+        position: StreamPosition,
+    ) -> Result<StreamPosition, StreamError> {
+        let snapshot = self.inner.store.db.snapshot();
+        let found = self.find_stream(&snapshot, stream_arn)?;
+        let (shard, last) = found.shard(stream_arn, shard_id)?;
+        match position {
+            StreamPosition::TrimHorizon => Ok(position),
+            StreamPosition::Latest => {
+                let newest = self.newest_in(&snapshot, found.stream.table_id, shard.start, last)?;
+                let after = newest
+                    .unwrap_or(shard.start.saturating_sub(1))
+                    .max(found.trimmed.unwrap_or(0));
+                Ok(StreamPosition::AfterSequenceNumber(SequenceNumber(after)))
+            }
+            StreamPosition::AtSequenceNumber(s) | StreamPosition::AfterSequenceNumber(s) => {
+                if s.0 < shard.start || shard.entry.ending.is_some_and(|end| s.0 > end) {
+                    return Err(StreamError::SequenceNumberOutsideShard {
+                        shard_id: shard_id.to_string(),
+                        sequence_number: s,
+                        range: match shard.entry.ending {
+                            Some(end) => {
+                                format!("{}..={}", SequenceNumber(shard.start), SequenceNumber(end))
+                            }
+                            None => format!("{}..", SequenceNumber(shard.start)),
+                        },
+                    });
+                }
+                found.check_trim(position)?;
+                Ok(position)
+            }
+        }
+    }
+
+    /// Reads up to `limit` records of one shard from `position` (DynamoDB
+    /// Streams `GetRecords`): at most [`MAX_GET_RECORDS`] (1,000) records
+    /// (`limit` is clamped to 1..=1,000) and at most [`MAX_GET_RECORDS_BYTES`]
+    /// (1 MB) of `SizeBytes`. A sequence number before the shard's start
+    /// reads from its start. `next_position` is `None` once a closed shard
+    /// is drained ("NextShardIterator ... null: the shard has been closed");
+    /// an open shard with nothing new returns no records and a position to
+    /// poll again.
+    ///
+    /// # Errors
+    ///
+    /// [`StreamError::InvalidStreamArn`]; [`StreamError::StreamNotFound`];
+    /// [`StreamError::ShardNotFound`]; [`StreamError::TrimmedDataAccess`]
+    /// when records after an `AtSequenceNumber` / `AfterSequenceNumber`
+    /// position have been trimmed ("a stream record in the shard exceeds the
+    /// 24 hour period and is trimmed"); [`StreamError::Storage`].
+    pub fn get_records(
+        &self,
+        stream_arn: &str,
+        shard_id: &str,
+        position: StreamPosition,
+        limit: usize,
+    ) -> Result<GetRecordsOutput, StreamError> {
+        self.read_shard(stream_arn, shard_id, position, limit, |bytes| {
+            let record = decode_record(&bytes)?;
+            Ok((record.size_bytes, record.sequence_number, record))
+        })
+    }
+
+    /// [`Engine::get_records`] with each record as stored
+    /// ([`StoredRecord`]: checked, not decoded), for readers that turn records
+    /// into their own bytes. Same limits, positions and errors.
+    ///
+    /// # Errors
+    ///
+    /// As [`Engine::get_records`].
+    pub fn get_stored_records(
+        &self,
+        stream_arn: &str,
+        shard_id: &str,
+        position: StreamPosition,
+        limit: usize,
+    ) -> Result<GetRecordsOutput<StoredRecord>, StreamError> {
+        self.read_shard(stream_arn, shard_id, position, limit, |bytes| {
+            let record = stored_record(bytes)?;
+            Ok((record.size_bytes(), record.sequence_number(), record))
+        })
+    }
+
+    /// [`Engine::get_stored_records`] for a reader that has no use for
+    /// records of some kinds: a record whose `eventName` `full` rejects
+    /// comes as its header ([`StoredEntry::Header`]: `SequenceNumber`,
+    /// time, kind, table, TTL deletion or not), checked as far as that and
+    /// no further, so a fault in its keys or images is not found; it counts
+    /// its stored length towards the 1 MB limit instead of its `SizeBytes`
+    /// (not computed), so a read can end at another record than
+    /// [`Engine::get_stored_records`]' would. Every other record comes whole
+    /// ([`StoredEntry::Record`]), as does one whose identity is not the TTL
+    /// service's. Same positions, record limit and errors.
+    ///
+    /// # Errors
+    ///
+    /// As [`Engine::get_records`].
+    pub fn get_stored_records_of(
+        &self,
+        stream_arn: &str,
+        shard_id: &str,
+        position: StreamPosition,
+        limit: usize,
+        full: impl Fn(EventName) -> bool,
+    ) -> Result<GetRecordsOutput<StoredEntry>, StreamError> {
+        self.read_shard(stream_arn, shard_id, position, limit, |bytes| {
+            let (size, entry) = stored_entry(bytes, &full)?;
+            Ok((size, entry.sequence_number(), entry))
+        })
+    }
+
+    /// The one GetRecords read: `read` turns a stored value into a record
+    /// and says its `SizeBytes` and `SequenceNumber`.
+    fn read_shard<R>(
+        &self,
+        stream_arn: &str,
+        shard_id: &str,
+        position: StreamPosition,
+        limit: usize,
+        read: impl Fn(fjall::Slice) -> Result<(u64, SequenceNumber, R), StorageError>,
+    ) -> Result<GetRecordsOutput<R>, StreamError> {
+        let position = match position {
+            StreamPosition::Latest => self.shard_iterator(stream_arn, shard_id, position)?,
+            other => other,
+        };
+        let snapshot = self.inner.store.db.snapshot();
+        let found = self.find_stream(&snapshot, stream_arn)?;
+        let (shard, last) = found.shard(stream_arn, shard_id)?;
+        found.check_trim(position)?;
+        let trim_floor = found.trimmed.map_or(0, |t| t.saturating_add(1));
+        let from = match position {
+            StreamPosition::TrimHorizon | StreamPosition::Latest => shard.start.max(trim_floor),
+            StreamPosition::AtSequenceNumber(s) => s.0.max(shard.start),
+            StreamPosition::AfterSequenceNumber(s) => s.0.saturating_add(1).max(shard.start),
+        };
+        let closed = shard.entry.ending.is_some();
+        let limit = limit.clamp(1, MAX_GET_RECORDS);
+        // Sized once for the most this read can return (the limit, or the
+        // numbers left in the shard): growing by doubling copied the records
+        // about ten times per 1,000-record read.
+        let in_range =
+            usize::try_from(last.saturating_sub(from).saturating_add(1)).unwrap_or(limit);
+        let mut records = Vec::with_capacity(if from <= last { limit.min(in_range) } else { 0 });
+        let mut last_read = None;
+        if from <= last {
+            let id = found.stream.table_id;
+            let lo = stream_key(id, SequenceNumber(from));
+            let hi = stream_key(id, SequenceNumber(last));
+            let mut bytes = 0u64;
+            for guard in snapshot.range(&self.inner.store.stream, lo..=hi) {
+                let (size, sequence_number, record) = read(guard.value()?)?;
+                bytes = bytes.saturating_add(size);
+                if !records.is_empty() && bytes > MAX_GET_RECORDS_BYTES {
+                    break;
+                }
+                records.push(record);
+                last_read = Some(sequence_number);
+                if records.len() >= limit {
+                    break;
+                }
+            }
+        }
+        let next_position = match last_read {
+            Some(s) if closed && s.0 >= last => None,
+            Some(s) => Some(StreamPosition::AfterSequenceNumber(s)),
+            None if closed => None,
+            None => Some(position),
+        };
+        Ok(GetRecordsOutput {
+            records,
+            next_position,
+        })
+    }
+
+    fn find_stream(&self, snapshot: &Snapshot, stream_arn: &str) -> Result<Found, StreamError> {
+        let (table, millis) =
+            parse_stream_arn(stream_arn).map_err(|m| StreamError::InvalidStreamArn {
+                stream_arn: stream_arn.to_string(),
+                message: m.to_string(),
+            })?;
+        let ks = &self.inner.store.shards;
+        let streams = load_streams(snapshot, ks)?;
+        let pos = streams
+            .iter()
+            .position(|s| s.entry.table_name == table && s.entry.created_millis == millis)
+            .ok_or_else(|| StreamError::StreamNotFound {
+                stream_arn: stream_arn.to_string(),
+            })?;
+        let stream = streams[pos].clone();
+        let end = streams
+            .get(pos + 1)
+            .filter(|next| next.table_id == stream.table_id)
+            .map(|next| next.start);
+        let shards = load_shards(snapshot, ks, stream.table_id, stream.start, end)?;
+        let trimmed = trimmed_through(snapshot, ks, stream.table_id)?;
+        debug_assert_eq!(SHARDS, "shards");
+        Ok(Found {
+            stream,
+            shards,
+            trimmed,
+        })
+    }
+
+    /// The newest record of table `table_id` in `[from, to]`.
+    fn newest_in(
+        &self,
+        snapshot: &Snapshot,
+        table_id: u32,
+        from: u64,
+        to: u64,
+    ) -> Result<Option<u64>, StreamError> {
+        let lo = stream_key(table_id, SequenceNumber(from));
+        let hi = stream_key(table_id, SequenceNumber(to));
+        match snapshot
+            .range(&self.inner.store.stream, lo..=hi)
+            .next_back()
+        {
+            Some(guard) => Ok(Some(
+                crate::stream::keys::decode_stream_key(&guard.key()?)?.0,
+            )),
+            None => Ok(None),
+        }
+    }
+}
+
+impl Found {
+    /// The shard with this id and the last sequence number it can hold now
+    /// (its ending if closed; else the end of its stream's range).
+    fn shard(&self, stream_arn: &str, shard_id: &str) -> Result<(&StoredShard, u64), StreamError> {
+        let i = self
+            .shards
+            .iter()
+            .position(|s| s.entry.shard_id == shard_id)
+            .ok_or_else(|| StreamError::ShardNotFound {
+                stream_arn: stream_arn.to_string(),
+                shard_id: shard_id.to_string(),
+            })?;
+        let shard = &self.shards[i];
+        let last = match (shard.entry.ending, self.shards.get(i + 1)) {
+            (Some(end), _) => end,
+            (None, Some(next)) => next.start.saturating_sub(1),
+            (None, None) => u64::MAX,
+        };
+        Ok((shard, last))
+    }
+
+    /// [`StreamError::TrimmedDataAccess`] if records at or after `position`
+    /// have been trimmed.
+    fn check_trim(&self, position: StreamPosition) -> Result<(), StreamError> {
+        let Some(t) = self.trimmed else {
+            return Ok(());
+        };
+        let (first, text) = match position {
+            StreamPosition::AtSequenceNumber(s) => (s.0, format!("AT_SEQUENCE_NUMBER {s}")),
+            StreamPosition::AfterSequenceNumber(s) => {
+                (s.0.saturating_add(1), format!("AFTER_SEQUENCE_NUMBER {s}"))
+            }
+            _ => return Ok(()),
+        };
+        if first <= t {
+            return Err(StreamError::TrimmedDataAccess {
+                table: self.stream.entry.table_name.clone(),
+                position: text,
+                trimmed_through: SequenceNumber(t),
+            });
+        }
+        Ok(())
+    }
+}
+
+fn shard_shape(s: &StoredShard) -> Shard {
+    Shard {
+        shard_id: s.entry.shard_id.clone(),
+        parent_shard_id: s.entry.parent_shard_id.clone(),
+        sequence_number_range: SequenceNumberRange {
+            starting_sequence_number: SequenceNumber(s.start),
+            ending_sequence_number: s.entry.ending.map(SequenceNumber),
+        },
+        creation_millis: s.entry.created_millis,
+    }
+}

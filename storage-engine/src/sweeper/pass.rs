@@ -1,0 +1,158 @@
+//! One sweep pass over the tables of every TTL model, and its limits.
+//!
+//! One mechanism serves the three TTL models: a pass lists every table with
+//! something that can expire (DynamoDB tables with TTL enabled, Tablestore
+//! tables, Spanner tables with a row deletion policy), and a pass with a
+//! budget shares it fairly: each table first gets an equal share, then what
+//! is left goes round again in the same order; the background thread lets a
+//! different table lead each pass. DynamoDB deletes expired items "on a
+//! best-effort basis to ensure availability of throughput for other data
+//! operations" ("UpdateTimeToLive", DynamoDB API Reference); here a table
+//! with a large backlog takes its share of each pass, never a whole pass,
+//! so the few expired items of another table wait at most one pass. A pass
+//! first advances the expiry-index build or purge of any table whose TTL
+//! was just enabled or disabled (`dynamodb/ttl_index.rs`). Every table is swept with
+//! the same [`Pass`] limits (budget, batch size), and every deletion's lag goes
+//! into one histogram ([`SweepReport::lag`]); the background thread's pacing
+//! and "sweep now" apply to all of them alike.
+//!
+//! How each model finds and deletes what has expired is the model's own
+//! (`dynamodb/sweep.rs`, `tablestore/sweep.rs`, `spanner/sweep.rs`); the pass
+//! reaches them through the crate root (`models.rs`).
+
+use crate::engine::Engine;
+use crate::error::SweepError;
+use crate::sweeper::lag_histogram::LagHistogram;
+
+/// Most index entries examined (and items deleted) per atomic batch.
+pub const SWEEP_CHUNK: usize = 1024;
+
+/// The outcome of one sweep pass.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SweepReport {
+    /// Items deleted by TTL in this pass (each with one REMOVE record if the
+    /// table has a stream).
+    pub deleted: u64,
+    /// For every deletion of this pass: time from the item's or row's expiry
+    /// instant to its deletion (engine clock, milliseconds). DynamoDB: the
+    /// TTL second; Tablestore: the newest version's timestamp plus
+    /// `time_to_live`; Spanner: the policy column plus the policy's days.
+    pub lag: LagHistogram,
+}
+
+impl Engine {
+    /// Deletes everything expired per the clock, now, on the calling thread
+    /// (deterministic tests; the background [`Sweeper`](crate::Sweeper) calls the same code).
+    /// First finishes the expiry index of any table whose TTL was just
+    /// enabled (see [`Engine::update_time_to_live`]), so that its items
+    /// already expired are deleted too.
+    ///
+    /// # Errors
+    ///
+    /// [`SweepError::Storage`] naming the table; deletions committed before
+    /// the failure stay committed.
+    pub fn sweep_now(&self) -> Result<SweepReport, SweepError> {
+        let limits = PassLimits {
+            max_deletes: None,
+            max_indexed: None,
+            batch: SWEEP_CHUNK,
+            first: 0,
+        };
+        Ok(self.sweep(limits)?.report)
+    }
+
+    /// One pass over every table of all three TTL models, deleting at most
+    /// `limits.max_deletes` items or rows: each table (whatever its model)
+    /// first gets an equal share, then what is left goes round again in the
+    /// same order, so one big table cannot starve the others. The round
+    /// starts at table number `limits.first` (modulo their count) and wraps
+    /// around, so that a caller counting its passes there lets every table
+    /// lead in turn, even with fewer deletions than tables. Before deleting,
+    /// each table's expiry-index build, if any, indexes up to
+    /// `limits.max_indexed` items (`dynamodb/ttl_index.rs`). Deletions are committed
+    /// `limits.batch` (at least 1) at a time; every deletion's lag goes into
+    /// the report's histogram.
+    pub(crate) fn sweep(&self, limits: PassLimits) -> Result<PassOutcome, SweepError> {
+        let PassLimits {
+            max_deletes: max,
+            max_indexed,
+            batch,
+            first,
+        } = limits;
+        let indexing = self.prepare_sweep(max_indexed, batch.max(1))?;
+        let now_millis = self.inner.clock.now_millis();
+        let mut report = SweepReport::default();
+        let mut targets = self.sweep_targets()?;
+        if let Some(lead) = first.checked_rem(targets.len()) {
+            targets.rotate_left(lead);
+        }
+        let share = max.map(|m| m.div_ceil(targets.len().max(1)));
+        for round in 0..2 {
+            for target in &targets {
+                let left = max.map(|m| m.saturating_sub(report.deleted as usize));
+                let budget = match (left, share) {
+                    (Some(l), Some(s)) if round == 0 => Some(l.min(s)),
+                    _ => left,
+                };
+                if budget == Some(0) {
+                    continue;
+                }
+                let pass = Pass {
+                    now_millis,
+                    budget,
+                    batch: batch.max(1),
+                };
+                let swept = self.sweep_target(target, pass, &mut report.lag);
+                report.deleted += swept.map_err(|source| SweepError::Storage {
+                    table: target.name().to_string(),
+                    source,
+                })?;
+            }
+            if max.is_none() {
+                break;
+            }
+        }
+        // A pass allowed no deletion (`Some(0)`) knows of no work left.
+        let spent = max.is_some_and(|m| m > 0 && report.deleted as usize >= m);
+        Ok(PassOutcome {
+            report,
+            more: indexing || spent,
+        })
+    }
+}
+
+/// What one pass ([`Engine::sweep`]) may do.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PassLimits {
+    /// Most deletions, all tables together; `None` = unbounded.
+    pub max_deletes: Option<usize>,
+    /// Most items (or entries) each unfinished expiry-index build (or
+    /// purge) handles; `None` = to its end.
+    pub max_indexed: Option<usize>,
+    /// Most deletions (and items indexed) per atomic batch; 0 is taken as 1.
+    pub batch: usize,
+    /// Which table leads the pass (modulo the number of tables).
+    pub first: usize,
+}
+
+/// What one pass ([`Engine::sweep`]) did, for the sweeper thread.
+pub(crate) struct PassOutcome {
+    /// The deletions and their lag.
+    pub report: SweepReport,
+    /// Whether work is known to be left: the pass spent its whole budget,
+    /// or an expiry-index build or purge is unfinished. The thread then starts the
+    /// next pass at once instead of after its interval.
+    pub more: bool,
+}
+
+/// The limits of one table's part of a pass (the same for every model).
+#[derive(Clone, Copy)]
+pub(crate) struct Pass {
+    /// The pass's start (engine clock, epoch ms): DynamoDB items due before
+    /// it are deleted (Tablestore and Spanner re-read the clock per batch).
+    pub now_millis: i64,
+    /// Most deletions for this table; `None` = unbounded.
+    pub budget: Option<usize>,
+    /// Most deletions per atomic batch (at least 1).
+    pub batch: usize,
+}
