@@ -139,8 +139,10 @@ impl Test {
                 low.is_none_or(|(l, inclusive)| if inclusive { *k >= l } else { *k > l })
                     && high.is_none_or(|(h, inclusive)| if inclusive { *k <= h } else { *k < h })
             }
-            (Self::String(a), Scalar::String(b)) => a == b,
-            (Self::Prefix(p), Scalar::String(s)) => s.starts_with(p.as_str()),
+            (Self::String(a), Scalar::String(b)) => {
+                a.len() == b.len() && super::starts_with(b.as_bytes(), a.as_bytes())
+            }
+            (Self::Prefix(p), Scalar::String(s)) => super::starts_with(s.as_bytes(), p.as_bytes()),
             (Self::Suffix(p), Scalar::String(s)) => s.ends_with(p.as_str()),
             (Self::EqualsIgnoreCase(p), Scalar::String(s)) => s.to_lowercase() == *p,
             (Self::PrefixIgnoreCase(p), Scalar::String(s)) => {
