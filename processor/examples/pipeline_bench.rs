@@ -30,6 +30,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_dynamo::{AttributeValue, Item};
 use ttlstream::sinks::s3::{S3Sink, S3SinkConfig};
+use ttlstream::sources::engine::{EngineSource, EngineSourceConfig};
 use ttlstream::{Config, Pipeline};
 use ttlstream_engine::{
     Engine, EngineOptions, KeyAttribute, ScalarAttributeType, StreamPosition, StreamViewType,
@@ -115,7 +116,6 @@ fn config(work: &Path, name: &str, sink: &str) -> Config {
 [source.engine]
 data_dir = "unused"
 table = "{TABLE}"
-sweep_interval_millis = 0
 
 [checkpoint]
 dir = "state"
@@ -131,6 +131,14 @@ sinks = ["archive"]
     let path = dir.join("ttlstream.toml");
     std::fs::write(&path, text).unwrap();
     Config::load(&path).unwrap()
+}
+
+/// The pipeline's source: the stream of the engine the bench owns.
+fn reader(engine: &Engine) -> Box<EngineSource> {
+    Box::new(EngineSource::new(
+        engine.clone(),
+        &EngineSourceConfig::new(TABLE),
+    ))
 }
 
 /// CPU seconds (user + system) the process has used, all threads: on a
@@ -335,7 +343,7 @@ async fn main() {
     // checkpoint and archive directory, removed after the pass.
     let build = |name: &str, pass: usize, sink: &str| {
         let config = config(work.path(), &format!("{name}-{pass}"), sink);
-        Pipeline::build_with_engine(&config, engine.clone()).unwrap()
+        Pipeline::with_source(&config, reader(&engine)).unwrap()
     };
     let clean = |name: &str, pass: usize| {
         let _ = std::fs::remove_dir_all(work.path().join(format!("{name}-{pass}")));
@@ -401,7 +409,7 @@ async fn main() {
                 unreachable!()
             };
             let s3_config: S3SinkConfig = s3_config.clone();
-            Pipeline::build_with_engine(&config, engine.clone())
+            Pipeline::with_source(&config, reader(&engine))
                 .unwrap()
                 .with_sink(Box::new(S3Sink::with_client(
                     "archive",

@@ -144,11 +144,6 @@ impl Batcher {
 }
 
 impl ClosedBatch {
-    /// Records held, over all sinks (a record for two sinks counts once).
-    pub fn len(&self) -> usize {
-        self.records.len()
-    }
-
     /// Whether no sink holds a record.
     pub fn is_empty(&self) -> bool {
         self.records.is_empty()

@@ -4,12 +4,14 @@
 //! the file. Paths inside the file (filter files, alarm files, directories) are
 //! resolved relative to the directory that holds the config file. `${NAME}`
 //! and `${NAME:-default}` are replaced by environment variables
-//! ([`crate::interpolate`]).
+//! (`${NAME}` interpolation).
 //!
 //! ```toml
+//! [engine]
+//! data_dir = "data"              # the bundled engine this sidecar owns and sweeps
+//!
 //! [source.engine]
-//! data_dir = "data"              # the bundled engine's data directory
-//! table = "SessionData"
+//! table = "SessionData"          # its stream, read from [engine]
 //!
 //! [checkpoint]
 //! dir = "state"
@@ -36,6 +38,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+pub use crate::delivery::RetryConfig;
 use crate::error::ConfigError;
 pub use crate::sinks::SinkConfig;
 use crate::sinks::dead_letter::DeadLetterConfig;
@@ -45,6 +48,11 @@ use crate::sources::engine::EngineSourceConfig;
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
+    /// The bundled engine this process owns (`[engine]`): opened, and swept,
+    /// by the sidecar ([`crate::engine`]). Default: none (an `engine` source
+    /// then reads an engine another process owns). The Lambda ignores it.
+    #[serde(default)]
+    pub engine: Option<crate::engine::EngineConfig>,
     /// Where change records come from. Required by the sidecar; the Lambda
     /// ignores it (its event source mapping is the source).
     #[serde(default)]
@@ -74,7 +82,7 @@ pub struct Config {
     pub batch: BatchConfig,
     /// Retries of failed sink writes.
     #[serde(default)]
-    pub retry: crate::delivery::RetryConfig,
+    pub retry: RetryConfig,
     /// Where records go that a sink could not take after its retries. Default:
     /// none (the pipeline stops instead, without passing the record).
     #[serde(default)]
@@ -107,7 +115,8 @@ enum Role {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "snake_case")]
 pub enum SourceConfig {
-    /// The bundled engine, opened in this process (`[source.engine]`).
+    /// The bundled engine's stream (`[source.engine]`): the engine of
+    /// `[engine]`, or one another process owns.
     Engine(EngineSourceConfig),
     /// NDJSON stream records from a file or stdin, for replays (`[source.file]`).
     File(crate::sources::file::FileSourceConfig),
@@ -227,7 +236,7 @@ impl Config {
     /// Reads and validates a config file; relative paths inside it are resolved
     /// against the file's directory. `${NAME}` and `${NAME:-default}` in the
     /// file are replaced by environment variables first
-    /// ([`crate::interpolate`]).
+    /// (`${NAME}` interpolation).
     ///
     /// # Errors
     /// [`ConfigError::Read`] when the file cannot be read, [`ConfigError::Parse`]
@@ -287,6 +296,7 @@ impl Config {
         if role == Role::Lambda {
             config.source = None;
             config.checkpoint = None;
+            config.engine = None;
             // A function's stdout goes to CloudWatch Logs: EMF is how it
             // publishes metrics, and nothing can scrape it.
             config.metrics.emf = true;
@@ -315,7 +325,19 @@ impl Config {
             }
         }
         if let Some(SourceConfig::DynamodbStreams(streams)) = &self.source {
-            streams.validate().map_err(invalid)?;
+            streams.validate().map_err(|e| invalid(e.to_string()))?;
+        }
+        if let Some(SourceConfig::Engine(source)) = &self.source {
+            match (&self.engine, &source.data_dir) {
+                (None, None) => return Err(invalid(crate::pipeline::NO_ENGINE.into())),
+                (Some(_), Some(_)) => {
+                    return Err(invalid(
+                        "source.engine.data_dir: not allowed with [engine]: the source reads [engine]'s data_dir (remove one of them)"
+                            .into(),
+                    ));
+                }
+                _ => {}
+            }
         }
         if self.metrics.period_secs == 0 {
             return Err(invalid("metrics.period_secs: must be at least 1".into()));
@@ -382,8 +404,15 @@ impl Config {
                 *p = base.join(&*p);
             }
         };
+        if let Some(engine) = &mut self.engine {
+            join(&mut engine.data_dir);
+        }
         match &mut self.source {
-            Some(SourceConfig::Engine(engine)) => join(&mut engine.data_dir),
+            Some(SourceConfig::Engine(engine)) => {
+                if let Some(data_dir) = &mut engine.data_dir {
+                    join(data_dir);
+                }
+            }
             Some(SourceConfig::File(file)) if !file.is_stdin() => join(&mut file.path),
             _ => {}
         }

@@ -40,6 +40,101 @@ pub enum ConfigError {
     },
 }
 
+/// A config value that parses but cannot work (a zero limit, a bucket
+/// written as a URL, a template that would overwrite objects).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SettingError {
+    /// The value of `key` cannot work.
+    #[error("{key}: {message}")]
+    Invalid {
+        /// The key, dotted from the section that holds it
+        /// (`s3.bucket`, `batch.max_records`).
+        key: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl SettingError {
+    /// The value of `key` cannot work, for `message`.
+    pub fn invalid(key: impl Into<String>, message: impl Into<String>) -> Self {
+        Self::Invalid {
+            key: key.into(),
+            message: message.into(),
+        }
+    }
+
+    /// The same error with its key under `section` (`s3.` + `batch.max_records`).
+    #[must_use]
+    pub fn within(self, section: &str) -> Self {
+        match self {
+            Self::Invalid { key, message } => Self::Invalid {
+                key: format!("{section}.{key}"),
+                message,
+            },
+        }
+    }
+}
+
+/// An object-name template cannot be parsed, or cannot name a record.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TemplateError {
+    /// A `{` is never closed.
+    #[error("`{template}`: `{{` at byte {byte} is never closed")]
+    Unclosed {
+        /// The template as written.
+        template: String,
+        /// Byte offset of the `{`.
+        byte: usize,
+    },
+    /// A placeholder the templates do not know.
+    #[error(
+        "`{template}`: unknown placeholder `{{{name}}}` (known: table, date, hour, time, first_sequence, last_sequence, sequence, keys, keys.<Attr>)"
+    )]
+    UnknownPlaceholder {
+        /// The template as written.
+        template: String,
+        /// The placeholder, without braces.
+        name: String,
+    },
+    /// The template names a key attribute the record does not have.
+    #[error("record {sequence_number} has no key attribute `{attribute}` (template `{template}`)")]
+    MissingKey {
+        /// The template as written.
+        template: String,
+        /// The record's `SequenceNumber`.
+        sequence_number: String,
+        /// The key attribute the template names.
+        attribute: String,
+    },
+    /// The record's JSON has no readable `dynamodb.Keys`.
+    #[error("record {sequence_number}: no dynamodb.Keys: {message}")]
+    NoKeys {
+        /// The record's `SequenceNumber`.
+        sequence_number: String,
+        /// The JSON parser's message (no attribute value).
+        message: String,
+    },
+}
+
+impl TemplateError {
+    /// The `SequenceNumber` of the record the template could not name
+    /// (empty for a template that does not parse).
+    pub fn sequence_number(&self) -> &str {
+        match self {
+            Self::MissingKey {
+                sequence_number, ..
+            }
+            | Self::NoKeys {
+                sequence_number, ..
+            } => sequence_number,
+            Self::Unclosed { .. } | Self::UnknownPlaceholder { .. } => "",
+        }
+    }
+}
+
 /// Reading from a source failed.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -53,14 +148,17 @@ pub enum SourceError {
         source: Box<ttlstream_engine::OpenError>,
     },
     /// The engine's data directory does not exist (or is empty) and the
-    /// config does not ask to create one (`create = true`): a mistyped path
-    /// must not start an empty database.
+    /// config does not ask to create one (`[engine] create = true`): a
+    /// mistyped path must not start an empty database.
     #[error(
-        "engine data directory {path} {problem}: check source.engine.data_dir (a sidecar reads an existing engine; `ttlstream serve` or the demo creates one, or set create = true)"
+        "engine data directory {path} {problem}: check {key} (`ttlstream serve`, the demo or `[engine] create = true` creates an engine)"
     )]
     DataDirMissing {
         /// The data directory.
         path: PathBuf,
+        /// The config key that names it (`engine.data_dir`,
+        /// `source.engine.data_dir`).
+        key: &'static str,
         /// "does not exist", "is empty", "is not a directory".
         problem: &'static str,
     },
@@ -175,7 +273,7 @@ pub enum SinkError {
         source: std::io::Error,
     },
     /// An AWS request failed after the SDK's own retries (a sidecar tries the
-    /// batch again, [`crate::delivery`]; the Lambda does not).
+    /// batch again, [`RetryConfig`](crate::config::RetryConfig); the Lambda does not).
     #[error("sink {sink}: {operation} s3://{bucket}/{object}: {message}")]
     Aws {
         /// The sink's name.
@@ -222,7 +320,7 @@ pub enum SinkError {
 }
 
 impl SinkError {
-    /// Whether the Lambda's bounded retry ([`crate::delivery`]) should write
+    /// Whether the Lambda's bounded retry ([`RetryConfig`](crate::config::RetryConfig)) should write
     /// the same batch again. Local I/O errors are retried: a full disk or a
     /// transient permission problem may clear. AWS errors are not: the SDK has
     /// already retried them under its own retry config, and the function must
@@ -235,7 +333,7 @@ impl SinkError {
     /// full disk, a permission), and an AWS call that failed after the SDK's
     /// own attempts (the service unreachable, throttling, failing). A
     /// long-lived sidecar retries these until its `max_elapsed_secs`
-    /// ([`crate::delivery`]). A record that cannot be named or a batch that
+    /// ([`RetryConfig`](crate::config::RetryConfig)). A record that cannot be named or a batch that
     /// cannot be compressed fails the same way every time.
     pub fn is_transient(&self) -> bool {
         matches!(self, SinkError::Io { .. } | SinkError::Aws { .. })

@@ -21,7 +21,7 @@
 //! gzip/zstd, SSE, multipart), stdout, and a dead-letter sink for what a sink
 //! cannot take after its retries.
 //!
-//! Delivery is at-least-once: records are batched ([`batcher`]) and a batch's
+//! Delivery is at-least-once: records are batched and a batch's
 //! checkpoint is committed only after every sink acknowledged it (or its records
 //! were dead-lettered); a batch in flight at a crash is replayed with the same
 //! `SequenceNumber` range, so object names repeat and nothing is duplicated.
@@ -31,28 +31,29 @@
 //! use ttlstream::{Config, Pipeline};
 //!
 //! let config = Config::load(std::path::Path::new("ttlstream.toml"))?;
-//! let mut pipeline = Pipeline::build(&config)?;
+//! let mut pipeline = Pipeline::build(&config).await?;
 //! pipeline.run(async { let _ = tokio::signal::ctrl_c().await; }).await?;
 //! # Ok(()) }
 //! ```
 
 pub mod alarm;
-pub mod batcher;
+mod batcher;
 pub mod checkpoint;
 pub mod cli;
 pub mod config;
-pub mod delivery;
+mod delivery;
 pub mod demo;
-pub mod durable_file;
+mod durable_file;
+pub mod engine;
 pub mod error;
-pub mod interpolate;
+mod interpolate;
 pub mod lambda;
 pub mod metrics;
 pub mod notify;
 pub mod pipeline;
 pub mod record;
-pub mod router;
-pub mod routing;
+mod router;
+mod routing;
 pub mod sidecar;
 pub mod sinks;
 pub mod sources;

@@ -1,7 +1,7 @@
 //! The pipeline: source -> router -> sinks, then checkpoint, metrics and alarms.
 //!
 //! One [`Pipeline::step`] reads one source batch into the open batch
-//! ([`crate::batcher`]). When a sink's limit closes it, every sink gets the
+//! (the pipeline's batcher). When a sink's limit closes it, every sink gets the
 //! records its routes matched; only when every sink has acknowledged (or its
 //! records went to the dead-letter sink) is the checkpoint committed
 //! (at-least-once). Before sinks see a batch its range is written into the
@@ -21,13 +21,16 @@ use crate::alarm::{AlarmDefinition, AlarmEvaluator, AlarmTransition};
 use crate::batcher::{Batcher, ClosedBatch};
 use crate::checkpoint::{Checkpoint, CheckpointStore, InFlight, PartitionProgress, sequence_after};
 use crate::config::{Config, SourceConfig};
+use crate::engine::OwnedEngine;
 use crate::error::{ConfigError, PipelineError, SourceError};
 use crate::metrics::{Datapoint, PipelineStats, TtlDeletionCounter, names};
 use crate::record::Record;
 use crate::routing::Routing;
 use crate::sinks::{BatchLimits, Sink};
-use crate::sources::engine::EngineSource;
-use crate::sources::{ReadFrom, Source, StartingPosition};
+use crate::sources::dynamodb_streams::DynamodbStreamsSource;
+use crate::sources::engine::{EngineSource, EngineSourceConfig};
+use crate::sources::file::FileSource;
+use crate::sources::{ReadLimits, Source, SourceBatch};
 
 fn missing(table: &str) -> PipelineError {
     ConfigError::Invalid {
@@ -36,6 +39,9 @@ fn missing(table: &str) -> PipelineError {
     }
     .into()
 }
+
+/// Why an `engine` source cannot open: it names no engine.
+pub(crate) const NO_ENGINE: &str = "source.engine.data_dir: missing; name the data directory of an engine another process owns (`ttlstream serve`), or add [engine] to own one in this process";
 
 /// What one [`Pipeline::step`] did.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -59,21 +65,24 @@ pub struct Pipeline {
     open_progress: Option<PartitionProgress>,
     store: CheckpointStore,
     checkpoint: Checkpoint,
-    starting_position: StartingPosition,
     counter: TtlDeletionCounter,
     alarms: Vec<AlarmEvaluator>,
     notifiers: Vec<crate::notify::NotifierConfig>,
     clock: Arc<dyn Clock>,
-    max_records: usize,
-    /// Records and bytes one read of a partitioned source may return: its
-    /// read is one batch, so the read honours the sinks' batch limits.
-    partitioned_read: crate::sources::ReadLimits,
+    /// Records and bytes one read may return: the sinks' tightest batch
+    /// limits and `[batch] max_records` (a partitioned source's read is one
+    /// batch). A read of fewer records means the source has caught up.
+    read_limits: ReadLimits,
     poll_interval: Duration,
     /// Turned `true` by [`Pipeline::run`] when its shutdown completes: ends a
     /// read that waits for input and a sink write stalled in its retries.
     stop: Arc<watch::Sender<bool>>,
     stats: PipelineStats,
-    /// When the sweeper-lag gauge was last read from the source.
+    /// The engine of the config's `[engine]`, which this pipeline owns: its
+    /// sweeper runs while the pipeline lives, and the pipeline publishes its
+    /// sweeper lag.
+    engine: Option<OwnedEngine>,
+    /// When the sweeper-lag gauge was last read from the owned engine.
     lag_sampled: Option<std::time::Instant>,
     /// `RecordsRead` and `RecordsMatched` counted but not yet added to the
     /// metrics: they are added once per step, not per record.
@@ -89,7 +98,8 @@ struct RecordCounts {
 }
 
 /// How often a step that read a full batch (catching up) refreshes the
-/// sweeper-lag gauge; a step that caught up always does. (The read once
+/// sweeper-lag gauge of the engine the pipeline owns; a step that caught up
+/// always does. (The read once
 /// stepped over the sweeper's uncompacted deletions, ~100 ms after 100,000
 /// sweeps; the engine now starts it at a swept floor.)
 const LAG_SAMPLE_INTERVAL: Duration = Duration::from_secs(5);
@@ -105,70 +115,65 @@ const LAG_SAMPLE_INTERVAL: Duration = Duration::from_secs(5);
 const UNMATCHED_COMMIT_INTERVAL: Duration = Duration::from_secs(1);
 
 impl Pipeline {
-    /// Builds the pipeline a config describes, opening its source (for an
-    /// `engine` source: the data directory, with its sweeper).
+    /// Builds the pipeline a config describes: opens its `[engine]`, if any
+    /// (this pipeline then owns that engine and runs its sweeper, and an
+    /// `engine` source reads it), then its source (`dynamodb_streams`:
+    /// DescribeTable, DescribeStream), and goes on as
+    /// [`Pipeline::with_source`]. The sidecar, a replay and the tests build
+    /// pipelines this way; a caller that has its own source (the demo reads
+    /// an engine it opened with its own clock) calls
+    /// [`Pipeline::with_source`].
     ///
     /// # Errors
-    /// [`PipelineError::Config`] for filter and alarm files,
-    /// [`PipelineError::Source`] when the source cannot be opened and
-    /// [`PipelineError::Checkpoint`] when the checkpoint cannot be read.
-    pub fn build(config: &Config) -> Result<Self, PipelineError> {
-        match &config.source {
-            Some(SourceConfig::Engine(engine)) => {
-                let source = EngineSource::open(engine)?;
-                Self::with_source(config, Box::new(source), engine.starting_position)
-            }
-            Some(SourceConfig::File(file)) => {
-                let source = crate::sources::file::FileSource::open(file)?;
-                Self::with_source(config, Box::new(source), StartingPosition::TrimHorizon)
-            }
-            Some(SourceConfig::DynamodbStreams(_)) => Err(ConfigError::Invalid {
-                path: "source.dynamodb_streams".into(),
-                message: "opens with service calls: use Pipeline::build_async".into(),
-            }
-            .into()),
-            None => Err(missing("source")),
-        }
-    }
-
-    /// As [`Pipeline::build`], for every source, including those that must call
-    /// a service to open (`dynamodb_streams`: DescribeTable, DescribeStream).
-    ///
-    /// # Errors
-    /// As [`Pipeline::build`].
-    pub async fn build_async(config: &Config) -> Result<Self, PipelineError> {
-        match &config.source {
+    /// [`PipelineError::Source`] when the engine or the source cannot be
+    /// opened (a missing data directory or table: [`SourceError::is_bad_input`]),
+    /// [`PipelineError::Config`] when `[source]` is missing, and the errors
+    /// of [`Pipeline::with_source`].
+    pub async fn build(config: &Config) -> Result<Self, PipelineError> {
+        let engine = config.engine.as_ref().map(OwnedEngine::open).transpose()?;
+        let source: Box<dyn Source> = match &config.source {
+            Some(SourceConfig::Engine(source)) => Box::new(match (&engine, &config.engine) {
+                (Some(owned), Some(owned_config)) => {
+                    let source = EngineSourceConfig {
+                        data_dir: Some(owned_config.data_dir.clone()),
+                        ..source.clone()
+                    };
+                    EngineSource::new(owned.engine().clone(), &source).checked()?
+                }
+                _ => {
+                    let Some(data_dir) = &source.data_dir else {
+                        return Err(ConfigError::Invalid {
+                            path: "source.engine".into(),
+                            message: NO_ENGINE.into(),
+                        }
+                        .into());
+                    };
+                    EngineSource::open(data_dir, source)?
+                }
+            }),
+            Some(SourceConfig::File(file)) => Box::new(FileSource::open(file)?),
             Some(SourceConfig::DynamodbStreams(streams)) => {
-                let source =
-                    crate::sources::dynamodb_streams::DynamodbStreamsSource::open(streams).await?;
-                Self::with_source(config, Box::new(source), streams.starting_position)
+                Box::new(DynamodbStreamsSource::open(streams).await?)
             }
-            _ => Self::build(config),
-        }
-    }
-
-    /// Builds the pipeline around an engine this process already has open (the
-    /// demo, tests). The config's source must be an `engine` source; its
-    /// `data_dir` is not opened again and no sweeper is started.
-    ///
-    /// # Errors
-    /// As [`Pipeline::build`].
-    pub fn build_with_engine(config: &Config, engine: Engine) -> Result<Self, PipelineError> {
-        let Some(SourceConfig::Engine(engine_config)) = &config.source else {
-            return Err(missing("source.engine"));
+            None => return Err(missing("source")),
         };
-        let source = EngineSource::with_engine(engine, engine_config);
-        Self::with_source(config, Box::new(source), engine_config.starting_position)
+        let mut pipeline = Self::with_source(config, source)?;
+        pipeline.engine = engine;
+        Ok(pipeline)
     }
 
-    /// Builds the pipeline around any source.
+    /// Builds the pipeline of `config` around `source` (the config's
+    /// `[source]` and `[engine]` are not opened): loads the routes' filters
+    /// and the alarms, builds the sinks and reads the checkpoint. What
+    /// [`Pipeline::build`] does after opening the source.
     ///
     /// # Errors
-    /// As [`Pipeline::build`].
+    /// [`PipelineError::Config`] for filter and alarm files and a missing
+    /// `[checkpoint]`, [`PipelineError::Checkpoint`] when the checkpoint
+    /// cannot be read.
     pub fn with_source(
         config: &Config,
         mut source: Box<dyn Source>,
-        starting_position: StartingPosition,
     ) -> Result<Self, PipelineError> {
         let mut routing = Routing::build(config)?;
         let (stop, stopped) = watch::channel(false);
@@ -198,7 +203,7 @@ impl Pipeline {
         let checkpoint = store.load()?;
         let counter = TtlDeletionCounter::new(config.metrics.period_secs, source.tables());
         let tightest = routing.limits().into_iter().reduce(BatchLimits::min);
-        let partitioned_read = crate::sources::ReadLimits {
+        let read_limits = ReadLimits {
             max_records: tightest.map_or(config.batch.max_records, |limits| {
                 limits.max_records.min(config.batch.max_records)
             }),
@@ -213,15 +218,14 @@ impl Pipeline {
             open_progress: None,
             store,
             checkpoint,
-            starting_position,
             counter,
             alarms,
             notifiers: config.notifiers.clone(),
-            max_records: config.batch.max_records,
-            partitioned_read,
+            read_limits,
             poll_interval: Duration::from_millis(config.batch.poll_interval_millis),
             stop: Arc::new(stop),
             stats: PipelineStats::default(),
+            engine: None,
             lag_sampled: None,
             unpublished: RecordCounts::default(),
         })
@@ -242,9 +246,26 @@ impl Pipeline {
         &self.alarms
     }
 
-    /// The source (for its backlog and tables).
+    /// The source (for its tables).
     pub fn source(&self) -> &dyn Source {
         self.source.as_ref()
+    }
+
+    /// The engine this pipeline owns: the config's `[engine]`, opened by
+    /// [`Pipeline::build`], or one given to [`Pipeline::owning`]; `None`
+    /// otherwise.
+    pub fn engine(&self) -> Option<&Engine> {
+        self.engine.as_ref().map(OwnedEngine::engine)
+    }
+
+    /// Makes the pipeline the owner of `engine` (for a pipeline built
+    /// [`with_source`](Pipeline::with_source) around an engine the caller
+    /// opened): it keeps the engine and its sweeper, if any, while it lives
+    /// and publishes its `SweeperLagMilliseconds`.
+    #[must_use]
+    pub fn owning(mut self, engine: OwnedEngine) -> Self {
+        self.engine = Some(engine);
+        self
     }
 
     /// Replaces the sink named like `sink` (from the config) with `sink`: a
@@ -255,50 +276,38 @@ impl Pipeline {
         self
     }
 
-    /// Where the next read starts; resolves a `LATEST` start once and persists it.
-    async fn next_read(&mut self) -> Result<ReadFrom, PipelineError> {
+    /// Where the next read starts, as the checkpoint the source reads from:
+    /// after the open batch's last record (a batch may span reads); else
+    /// the batch in flight again (after a crash or a failed write); else
+    /// the committed checkpoint, a `LATEST` start resolved once
+    /// ([`Source::latest`]) and persisted.
+    async fn read_position(&mut self) -> Result<Checkpoint, PipelineError> {
+        let mut at = Checkpoint {
+            in_flight: None,
+            ..self.checkpoint.clone()
+        };
         if let Some((_, last_read)) = self.batcher.range() {
-            return Ok(ReadFrom::After(last_read.to_string()));
+            at.sequence_number = Some(last_read.to_string());
+            return Ok(at);
         }
         if let Some(in_flight) = &self.replay {
-            return Ok(ReadFrom::Range {
-                first: in_flight.first.clone(),
-                last: in_flight.last.clone(),
-            });
+            at.in_flight = Some(in_flight.clone());
+            return Ok(at);
         }
-        if let Some(sequence) = &self.checkpoint.sequence_number {
-            return Ok(ReadFrom::After(sequence.clone()));
-        }
-        if self.starting_position == StartingPosition::Latest
+        if at.sequence_number.is_none()
             && let Some(latest) = self.source.latest().await?
         {
             self.checkpoint.sequence_number = Some(latest.clone());
             self.store.save(&self.checkpoint)?;
-            return Ok(ReadFrom::After(latest));
+            at.sequence_number = Some(latest);
         }
-        Ok(ReadFrom::TrimHorizon)
+        Ok(at)
     }
 
-    /// Reads the next batch: a partitioned source reads from the whole
-    /// checkpoint, any other from [`Pipeline::next_read`].
-    async fn read_batch(
-        &mut self,
-    ) -> Result<
-        (
-            Vec<crate::record::Record>,
-            Option<crate::checkpoint::PartitionProgress>,
-        ),
-        PipelineError,
-    > {
-        if let Some(read) = self
-            .source
-            .read_checkpointed(&self.checkpoint, self.partitioned_read)
-        {
-            let batch = read.await?;
-            return Ok((batch.records, batch.progress));
-        }
-        let from = self.next_read().await?;
-        Ok((self.source.read(&from, self.max_records).await?, None))
+    /// Reads the next batch from [`Pipeline::read_position`].
+    async fn read_batch(&mut self) -> Result<SourceBatch, PipelineError> {
+        let at = self.read_position().await?;
+        Ok(self.source.read(&at, self.read_limits).await?)
     }
 
     /// Reads one source batch and adds it to the open batch; writes the open
@@ -333,13 +342,13 @@ impl Pipeline {
     /// no input yet) is abandoned: it has changed nothing.
     async fn read_route_and_write(&mut self) -> Result<StepReport, PipelineError> {
         let mut stopped = self.stop.subscribe();
-        let (records, progress) = tokio::select! {
+        let SourceBatch { records, progress } = tokio::select! {
             biased;
             read = self.read_batch() => read?,
             Ok(_) = stopped.wait_for(|stopping| *stopping) => return Ok(StepReport::default()),
         };
         let read = records.len();
-        self.sample_sweeper_lag(read < self.max_records);
+        self.sample_sweeper_lag(read < self.read_limits.max_records);
         if read == 0 && self.batcher.range().is_none() {
             // Periods start at the first record's time, or now if the stream is quiet.
             self.counter.start_at(self.clock.now_millis());
@@ -393,7 +402,7 @@ impl Pipeline {
         } else {
             let now = std::time::Instant::now();
             let unmatched_due = !self.batcher.holds_records()
-                && (read < self.max_records
+                && (read < self.read_limits.max_records
                     || self.batcher.range_age(now) >= UNMATCHED_COMMIT_INTERVAL);
             if unmatched_due || self.batcher.is_due(now) {
                 self.flush().await?;
@@ -405,7 +414,7 @@ impl Pipeline {
             ::metrics::gauge!(names::ITERATOR_AGE_MILLISECONDS).set(age_millis as f64);
         }
         let newest = newest.unwrap_or(0);
-        let watermark = if read < self.max_records {
+        let watermark = if read < self.read_limits.max_records {
             newest.max(self.clock.now_millis())
         } else {
             newest
@@ -416,9 +425,13 @@ impl Pipeline {
         Ok(report)
     }
 
-    /// Sets the sweeper-lag gauge from the source when the step caught up
-    /// (`caught_up`) or [`LAG_SAMPLE_INTERVAL`] has passed since the last read.
+    /// Sets the sweeper-lag gauges from the engine this pipeline owns, if
+    /// any, when the step caught up (`caught_up`) or [`LAG_SAMPLE_INTERVAL`]
+    /// has passed since the last read.
     fn sample_sweeper_lag(&mut self, caught_up: bool) {
+        let Some(engine) = &self.engine else {
+            return;
+        };
         let now = std::time::Instant::now();
         if !caught_up
             && self
@@ -427,11 +440,8 @@ impl Pipeline {
         {
             return;
         }
+        engine.publish_sweeper_lag();
         self.lag_sampled = Some(now);
-        for (table, lag) in self.source.sweeper_lag_millis() {
-            ::metrics::gauge!(names::SWEEPER_LAG_MILLISECONDS, names::TABLE_NAME => table)
-                .set(lag as f64);
-        }
     }
 
     /// Counts a record and returns the sinks (indices) its routes send it to.

@@ -20,8 +20,6 @@ thread_local! {
 /// A route after its filter file was loaded: which sinks (by index) it feeds.
 #[derive(Clone, Debug)]
 pub struct Route {
-    /// The route's name from the config.
-    pub name: String,
     /// Indexes into the pipeline's sink list.
     pub sinks: Vec<usize>,
 }
@@ -119,11 +117,6 @@ impl Router {
     /// route can match a record of any `eventName`.
     pub fn event_names(&self) -> Option<&BTreeSet<String>> {
         self.event_names.as_ref()
-    }
-
-    /// The routes, in config order.
-    pub fn routes(&self) -> &[Route] {
-        &self.routes
     }
 
     /// Indexes of the routes `record` matches, in config order; none for a

@@ -86,7 +86,6 @@ impl Routing {
         let mut filters = Vec::new();
         for route in &config.routes {
             routes.push(Route {
-                name: route.name.clone(),
                 sinks: route
                     .sinks
                     .iter()

@@ -19,14 +19,14 @@ use crate::pipeline::Pipeline;
 /// `shutdown` completes or the source ends.
 ///
 /// # Errors
-/// As [`Pipeline::build_async`] and [`Pipeline::run`];
+/// As [`Pipeline::build`] and [`Pipeline::run`];
 /// [`PipelineError::Config`] when an exporter cannot start (its address is
 /// taken, a recorder is installed already).
 pub async fn run(
     config: &Config,
     shutdown: impl Future<Output = ()>,
 ) -> Result<PipelineStats, PipelineError> {
-    let mut pipeline = Pipeline::build_async(config).await?;
+    let mut pipeline = Pipeline::build(config).await?;
     let flusher = exporters::install(&config.metrics)
         .await
         .map_err(|e| ConfigError::Invalid {

@@ -11,6 +11,8 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
+use ttlstream::config::SourceConfig;
+use ttlstream::sources::engine::EngineSource;
 use ttlstream::{Config, Pipeline};
 use ttlstream_engine::{
     AttributeValue, Engine, EngineOptions, Item, ManualClock, ScalarAttributeType, StreamViewType,
@@ -115,7 +117,6 @@ async fn run_pipeline(dir: &Path, log_keys: bool, dead_letter_works: bool) {
 [source.engine]
 data_dir = "data"
 table = "Sessions"
-sweep_interval_millis = 0
 
 [checkpoint]
 dir = "state"
@@ -150,7 +151,11 @@ sink = "dead-letters"
     let path = dir.join("ttlstream.toml");
     std::fs::write(&path, toml).expect("config");
     let config = Config::load(&path).expect("config");
-    let mut pipeline = Pipeline::build_with_engine(&config, engine).expect("pipeline");
+    let Some(SourceConfig::Engine(source)) = &config.source else {
+        panic!("[source.engine]");
+    };
+    let source = Box::new(EngineSource::new(engine, source));
+    let mut pipeline = Pipeline::with_source(&config, source).expect("pipeline");
     let mut result = Ok(());
     for _ in 0..5 {
         match pipeline.step().await {

@@ -138,7 +138,7 @@ pub async fn pipeline(config: &Config, sdk: &SdkConfig) -> Pipeline {
     let source = DynamodbStreamsSource::with_sdk_config(streams, sdk)
         .await
         .expect("open the stream");
-    Pipeline::with_source(config, Box::new(source), streams.starting_position).expect("pipeline")
+    Pipeline::with_source(config, Box::new(source)).expect("pipeline")
 }
 
 /// Steps until a step reads nothing; returns the records read.

@@ -194,3 +194,71 @@ fn a_missing_file_is_named_with_the_key_and_line_that_refer_to_it() {
         "{err}"
     );
 }
+
+/// The sweeper belongs to the engine's owner: `[engine]` owns a data
+/// directory (and its sweeper), `[source.engine]` only reads, from
+/// `[engine]` or from an engine another process owns; the sweeper's keys
+/// are `[engine]`'s alone.
+#[test]
+fn engine_section_owns_the_database_and_the_source_only_reads() {
+    let owned = MINIMAL.replace(
+        "[source.engine]\ndata_dir = \"data\"\n",
+        "[engine]\ndata_dir = \"data\"\nsweep_interval_millis = 20\nmax_deletes_per_sweep = 250\ncreate = true\n\n[source.engine]\n",
+    );
+    let config = Config::parse(&owned, Path::new("c.toml")).expect("[engine]");
+    let engine = config.engine.as_ref().expect("[engine]");
+    assert_eq!(engine.data_dir, Path::new("data"));
+    assert_eq!(engine.sweep_interval_millis, 20);
+    assert_eq!(engine.max_deletes_per_sweep.get(), 250);
+    assert!(engine.create);
+    let Some(SourceConfig::Engine(source)) = &config.source else {
+        panic!("[source.engine]");
+    };
+    assert_eq!(source.data_dir, None);
+
+    let defaults = Config::parse(
+        &MINIMAL.replace(
+            "[source.engine]\ndata_dir = \"data\"\n",
+            "[engine]\ndata_dir = \"data\"\n\n[source.engine]\n",
+        ),
+        Path::new("c.toml"),
+    )
+    .expect("[engine] defaults");
+    let engine = defaults.engine.expect("[engine]");
+    assert_eq!(engine.sweep_interval_millis, 1000);
+    assert_eq!(engine.max_deletes_per_sweep.get(), 10_000);
+    assert!(!engine.create);
+    let zero = owned.replace("max_deletes_per_sweep = 250", "max_deletes_per_sweep = 0");
+    let err = Config::parse(&zero, Path::new("c.toml")).expect_err("0 deletes per pass");
+    assert!(err.to_string().contains("max_deletes_per_sweep"), "{err}");
+
+    let both = MINIMAL.replace(
+        "[source.engine]\n",
+        "[engine]\ndata_dir = \"data\"\n\n[source.engine]\n",
+    );
+    let err = Config::parse(&both, Path::new("c.toml")).expect_err("two data dirs");
+    assert!(
+        err.to_string()
+            .contains("source.engine.data_dir: not allowed with [engine]"),
+        "{err}"
+    );
+    let neither = MINIMAL.replace("data_dir = \"data\"\n", "");
+    let err = Config::parse(&neither, Path::new("c.toml")).expect_err("no engine");
+    assert!(
+        err.to_string().contains("source.engine.data_dir: missing"),
+        "{err}"
+    );
+    for key in [
+        "sweep_interval_millis = 0",
+        "max_deletes_per_sweep = 10",
+        "create = true",
+    ] {
+        let text = MINIMAL.replace(
+            "table = \"SessionData\"\n",
+            &format!("table = \"SessionData\"\n{key}\n"),
+        );
+        let err = Config::parse(&text, Path::new("c.toml")).expect_err("a reader does not sweep");
+        let name = key.split(' ').next().unwrap_or_default();
+        assert!(err.to_string().contains(name), "{key}: {err}");
+    }
+}

@@ -34,8 +34,7 @@ use crate::config::{
 use crate::error::PipelineError;
 use crate::pipeline::Pipeline;
 use crate::sinks::file::FileSinkConfig;
-use crate::sources::StartingPosition;
-use crate::sources::engine::{EngineSourceConfig, default_max_deletes_per_sweep};
+use crate::sources::engine::{EngineSource, EngineSourceConfig};
 
 /// The demo's table name, from the guide.
 pub const TABLE: &str = "SessionData";
@@ -155,7 +154,10 @@ pub async fn run(options: &DemoOptions) -> Result<DemoSummary, DemoError> {
     // holding that moment, plus N quiet periods for the alarm to see silence.
     let mut end_secs: Option<i64> = None;
 
-    let mut pipeline = Pipeline::build_with_engine(&config, engine.clone())?;
+    // The demo owns the engine (and its accelerated clock): the pipeline
+    // reads it, the demo sweeps it.
+    let source = EngineSource::new(engine.clone(), &demo_source(&data_dir));
+    let mut pipeline = Pipeline::with_source(&config, Box::new(source))?;
     clock.start();
     let sweeper = engine.start_sweeper(SweeperOptions {
         interval: Duration::from_millis(10),
@@ -269,18 +271,19 @@ fn create_table(engine: &Engine) -> Result<(), DemoError> {
         .map_err(engine_error)
 }
 
+/// The demo's source: the table's stream in the engine the demo owns.
+fn demo_source(data_dir: &Path) -> EngineSourceConfig {
+    EngineSourceConfig {
+        data_dir: Some(data_dir.to_path_buf()),
+        ..EngineSourceConfig::new(TABLE)
+    }
+}
+
 /// The pipeline config the demo runs: the same structure `ttlstream run` reads.
 fn demo_config(options: &DemoOptions, data_dir: &Path, filter: &Path, alarm: &Path) -> Config {
     Config {
-        source: Some(SourceConfig::Engine(EngineSourceConfig {
-            data_dir: data_dir.to_path_buf(),
-            table: TABLE.to_string(),
-            starting_position: StartingPosition::TrimHorizon,
-            region: ttlstream_engine::STREAM_ARN_REGION.to_string(),
-            sweep_interval_millis: 0,
-            create: false,
-            max_deletes_per_sweep: default_max_deletes_per_sweep(),
-        })),
+        engine: None,
+        source: Some(SourceConfig::Engine(demo_source(data_dir))),
         checkpoint: Some(CheckpointConfig {
             dir: options.work_dir.join("state"),
         }),

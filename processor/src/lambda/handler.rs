@@ -78,7 +78,7 @@ impl LambdaHandler {
         self
     }
 
-    /// Handles one event with the sidecar's step ([`Routing`]): records are
+    /// Handles one event with the sidecar's step (`Routing`): records are
     /// converted, filtered and routed, each sink's batch is written with the
     /// shared retry, and what a sink still cannot take goes to the dead-letter
     /// sink with its error. Only a record that is durable nowhere (no

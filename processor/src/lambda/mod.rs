@@ -5,11 +5,11 @@
 //! `[checkpoint]` (ignored when present), from `TTLSTREAM_CONFIG`, else
 //! `$LAMBDA_TASK_ROOT/ttlstream.toml` (a file in the deployment package), else
 //! `./ttlstream.toml`. `${NAME}` in the file is read from the function's
-//! environment ([`crate::interpolate`]): the SAM package's file
+//! environment (`${NAME}` interpolation): the SAM package's file
 //! (`deploy/sam/ttlstream.toml`) takes its bucket and metric namespace from
 //! the variables the template sets. Routes, filters, sinks, retries and the
 //! dead-letter sink work as in the sidecar (one shared step,
-//! [`crate::routing`]). A record that is durable nowhere (its sink and the
+//! `Routing`). A record that is durable nowhere (its sink and the
 //! dead-letter sink failed) is answered with `batchItemFailures` naming its
 //! `SequenceNumber` (enable `ReportBatchItemFailures` on the event source
 //! mapping). Metrics are written to stdout as CloudWatch Embedded Metric

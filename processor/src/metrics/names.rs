@@ -27,7 +27,7 @@ pub const RECORDS_MALFORMED: &str = "RecordsMalformed";
 pub const TRIMMED_DATA_ACCESS: &str = "TrimmedDataAccessExceptions";
 /// How long the batch a sink is retrying has been failing (milliseconds, per
 /// `Sink`; 0 while the sink takes batches). Set at every retry of a
-/// long-lived sidecar ([`crate::delivery`]): the stall an outage causes.
+/// long-lived sidecar ([`RetryConfig`](crate::config::RetryConfig)): the stall an outage causes.
 pub const SINK_STALLED_MILLISECONDS: &str = "SinkStalledMilliseconds";
 /// The `TableName` dimension.
 pub const TABLE_NAME: &str = "TableName";

@@ -26,7 +26,7 @@ impl Pipeline {
     /// The open batch is then written and checkpointed first; nothing is cut
     /// off mid-write. When `shutdown` completes while a read waits for input
     /// it is abandoned, and while a sink write is stalled in its retries
-    /// ([`crate::delivery`]) the retries end at once: that batch stays in
+    /// ([`RetryConfig`](crate::config::RetryConfig)) the retries end at once: that batch stays in
     /// flight in the checkpoint and is delivered on the next start. Last, the
     /// open metric periods are published ([`Pipeline::publish_open_periods`]).
     ///

@@ -341,10 +341,7 @@ const FILTERS: &[&str] = &[
 fn router(chosen: &[usize]) -> crate::router::Router {
     let routes = chosen
         .iter()
-        .map(|i| crate::router::Route {
-            name: format!("r{i}"),
-            sinks: vec![0],
-        })
+        .map(|_| crate::router::Route { sinks: vec![0] })
         .collect();
     let filters = chosen
         .iter()
@@ -361,13 +358,8 @@ fn the_routes_event_names_come_from_every_pattern() {
     assert_eq!(names(&[0, 1, 2]), set(&["INSERT", "MODIFY", "REMOVE"]));
     assert_eq!(names(&[0, 3]), None);
     assert_eq!(names(&[4]), None);
-    let unfiltered = crate::router::Router::new(
-        vec![crate::router::Route {
-            name: "all".into(),
-            sinks: vec![0],
-        }],
-        vec![None],
-    );
+    let unfiltered =
+        crate::router::Router::new(vec![crate::router::Route { sinks: vec![0] }], vec![None]);
     assert_eq!(unfiltered.event_names(), None);
 }
 

@@ -2,6 +2,8 @@
 
 use serde::Deserialize;
 
+use crate::error::SettingError;
+
 /// Limits of one sink's batch. The pipeline keeps one open batch per source and
 /// closes it for every sink at once when any sink reaches one of its limits, so
 /// one in-flight `SequenceNumber` range replays every sink's objects exactly
@@ -45,13 +47,23 @@ impl BatchLimits {
         }
     }
 
-    /// `Err(message)` naming the field when a limit is zero.
-    pub fn check(&self) -> Result<(), String> {
+    /// Checks the limits that serde cannot.
+    ///
+    /// # Errors
+    /// [`SettingError::Invalid`] naming `batch.max_records` or
+    /// `batch.max_bytes` when it is zero.
+    pub fn check(&self) -> Result<(), SettingError> {
         if self.max_records == 0 {
-            return Err("batch.max_records: must be at least 1".into());
+            return Err(SettingError::invalid(
+                "batch.max_records",
+                "must be at least 1",
+            ));
         }
         if self.max_bytes == 0 {
-            return Err("batch.max_bytes: must be at least 1".into());
+            return Err(SettingError::invalid(
+                "batch.max_bytes",
+                "must be at least 1",
+            ));
         }
         Ok(())
     }

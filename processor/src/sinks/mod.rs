@@ -2,8 +2,9 @@
 //!
 //! A sink receives one [`SinkBatch`] per closed batch (only the records its
 //! routes matched) and acknowledges it by returning `Ok`. Batching, retries and
-//! dead-lettering are not the sink's job: [`crate::batcher`] closes batches by
-//! each sink's [`BatchLimits`], [`crate::delivery`] retries every sink the same
+//! dead-lettering are not the sink's job: the pipeline's batcher closes batches by
+//! each sink's [`BatchLimits`], the shared retry (`[retry]`,
+//! [`RetryConfig`](crate::config::RetryConfig)) retries every sink the same
 //! way and sends what still fails to the dead-letter sink.
 
 pub mod batch;
@@ -71,12 +72,17 @@ impl SinkConfig {
         }
     }
 
-    /// `Err(message)` naming the field of a value that parses but cannot work.
-    pub fn check(&self) -> Result<(), String> {
+    /// Checks the values that parse but cannot work.
+    ///
+    /// # Errors
+    /// [`SettingError::Invalid`](crate::error::SettingError::Invalid) naming
+    /// the key under the sink's kind
+    /// (`file.batch.max_records`, `s3.bucket`).
+    pub fn check(&self) -> Result<(), crate::error::SettingError> {
         match self {
-            SinkConfig::File(file) => file.batch.check().map_err(|e| format!("file.{e}")),
+            SinkConfig::File(file) => file.batch.check().map_err(|e| e.within("file")),
             SinkConfig::S3(s3) => s3.check(),
-            SinkConfig::Stdout(stdout) => stdout.batch.check().map_err(|e| format!("stdout.{e}")),
+            SinkConfig::Stdout(stdout) => stdout.batch.check().map_err(|e| e.within("stdout")),
         }
     }
 

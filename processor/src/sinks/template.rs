@@ -22,6 +22,7 @@
 use chrono::{SecondsFormat, TimeZone, Utc};
 use serde::Deserialize;
 
+use crate::error::TemplateError;
 use crate::record::Record;
 
 /// One piece of a parsed template.
@@ -54,20 +55,20 @@ impl KeyTemplate {
     /// Parses `text`.
     ///
     /// # Errors
-    /// A message naming an unknown placeholder or an unclosed `{`.
-    pub fn parse(text: &str) -> Result<Self, String> {
+    /// [`TemplateError::UnknownPlaceholder`], [`TemplateError::Unclosed`].
+    pub fn parse(text: &str) -> Result<Self, TemplateError> {
         let mut segments = Vec::new();
         let mut rest = text;
         while let Some(open) = rest.find('{') {
             if open > 0 {
                 segments.push(Segment::Literal(rest[..open].to_string()));
             }
-            let close = rest[open..].find('}').ok_or_else(|| {
-                format!(
-                    "`{text}`: `{{` at byte {} is never closed",
-                    text.len() - rest.len() + open
-                )
-            })?;
+            let close = rest[open..]
+                .find('}')
+                .ok_or_else(|| TemplateError::Unclosed {
+                    template: text.to_string(),
+                    byte: text.len() - rest.len() + open,
+                })?;
             let name = &rest[open + 1..open + close];
             segments.push(match name {
                 "table" => Segment::Table,
@@ -81,9 +82,10 @@ impl KeyTemplate {
                 _ => match name.strip_prefix("keys.") {
                     Some(attr) if !attr.is_empty() => Segment::Key(attr.to_string()),
                     _ => {
-                        return Err(format!(
-                            "`{text}`: unknown placeholder `{{{name}}}` (known: table, date, hour, time, first_sequence, last_sequence, sequence, keys, keys.<Attr>)"
-                        ));
+                        return Err(TemplateError::UnknownPlaceholder {
+                            template: text.to_string(),
+                            name: name.to_string(),
+                        });
                     }
                 },
             });
@@ -133,7 +135,7 @@ impl KeyTemplate {
     ///
     /// # Errors
     /// As [`KeyTemplate::group_of`].
-    pub fn render_one(&self, record: &Record) -> Result<String, String> {
+    pub fn render_one(&self, record: &Record) -> Result<String, TemplateError> {
         Ok(self.finish(
             &self.group_of(record)?,
             &record.sequence_number,
@@ -145,9 +147,10 @@ impl KeyTemplate {
     /// Records of one batch with equal groups go into one object.
     ///
     /// # Errors
-    /// When the template names a key attribute the record does not have, or the
-    /// record's JSON has no `dynamodb.Keys`.
-    pub fn group_of(&self, record: &Record) -> Result<String, String> {
+    /// [`TemplateError::MissingKey`] when the template names a key attribute
+    /// the record does not have, [`TemplateError::NoKeys`] when the record's
+    /// JSON has no `dynamodb.Keys`.
+    pub fn group_of(&self, record: &Record) -> Result<String, TemplateError> {
         let time = Utc
             .timestamp_millis_opt(record.approximate_creation_millis)
             .single()
@@ -174,11 +177,10 @@ impl KeyTemplate {
                         .iter()
                         .find(|(name, _)| name == attr)
                         .map(|(_, value)| value)
-                        .ok_or_else(|| {
-                            format!(
-                                "record {} has no key attribute `{attr}` (template `{}`)",
-                                record.sequence_number, self.text
-                            )
+                        .ok_or_else(|| TemplateError::MissingKey {
+                            template: self.text.clone(),
+                            sequence_number: record.sequence_number.clone(),
+                            attribute: attr.clone(),
                         })?;
                     push_encoded(&mut out, value);
                 }
@@ -210,7 +212,7 @@ impl<'de> Deserialize<'de> for KeyTemplate {
 }
 
 /// Key attribute names and their scalar values as text, sorted by name.
-fn record_keys(record: &Record) -> Result<Vec<(String, String)>, String> {
+fn record_keys(record: &Record) -> Result<Vec<(String, String)>, TemplateError> {
     #[derive(Deserialize)]
     struct Shape {
         dynamodb: Stream,
@@ -220,8 +222,10 @@ fn record_keys(record: &Record) -> Result<Vec<(String, String)>, String> {
         #[serde(rename = "Keys", default)]
         keys: std::collections::BTreeMap<String, serde_json::Map<String, serde_json::Value>>,
     }
-    let shape: Shape = serde_json::from_slice(&record.json)
-        .map_err(|e| format!("record {}: no dynamodb.Keys: {e}", record.sequence_number))?;
+    let shape: Shape = serde_json::from_slice(&record.json).map_err(|e| TemplateError::NoKeys {
+        sequence_number: record.sequence_number.clone(),
+        message: e.to_string(),
+    })?;
     Ok(shape
         .dynamodb
         .keys
@@ -293,14 +297,19 @@ mod tests {
 
     #[test]
     fn bad_templates_and_missing_keys_are_named() {
-        let err = KeyTemplate::parse("{tabel}/x").expect_err("unknown");
+        let err = KeyTemplate::parse("{tabel}/x")
+            .expect_err("unknown")
+            .to_string();
         assert!(err.contains("{tabel}"), "{err}");
-        let err = KeyTemplate::parse("a/{date").expect_err("unclosed");
+        let err = KeyTemplate::parse("a/{date")
+            .expect_err("unclosed")
+            .to_string();
         assert!(err.contains("never closed"), "{err}");
         let template = KeyTemplate::parse("{keys.Missing}").expect("valid");
         let err = template
             .group_of(&record("1", 0, r#"{"pk":{"S":"x"}}"#))
-            .expect_err("missing key");
+            .expect_err("missing key")
+            .to_string();
         assert!(err.contains("`Missing`"), "{err}");
         assert!(
             !err.contains("\"x\""),

@@ -1,6 +1,7 @@
 //! `engine` source: the bundled engine's change stream, read in process
 //! through its DynamoDB Streams API (ListStreams, DescribeStream, GetRecords),
-//! shard by shard, parent before child.
+//! shard by shard, parent before child. The source only reads: the engine's
+//! sweeper belongs to whoever owns the engine ([`crate::engine`]).
 
 mod config;
 
@@ -8,27 +9,57 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::str::FromStr;
 use std::sync::Arc;
-use std::time::Duration;
 
-use ttlstream_engine::{
-    Engine, EventName, SequenceNumber, Shard, StreamPosition, Sweeper, SweeperOptions,
-};
+use ttlstream_engine::{Engine, EventName, SequenceNumber, Shard, StreamPosition};
 
 pub use self::config::EngineSourceConfig;
-use self::config::check_data_dir;
-pub(crate) use self::config::default_max_deletes_per_sweep;
 use super::engine_encode::{EncodeJob, StoredBatch};
-use super::{BoxFuture, ReadFrom, Source};
+use super::{BoxFuture, ReadLimits, Source, SourceBatch, StartingPosition};
+use crate::checkpoint::Checkpoint;
 use crate::error::SourceError;
 use crate::record::{Record, RecordContext};
 
 /// Reads one table's stream from an [`Engine`].
 pub struct EngineSource {
     reader: ShardReader,
+    starting_position: StartingPosition,
     /// The next batch, being read on a blocking thread while the pipeline
     /// routes and writes the last one.
     read_ahead: Option<ReadAhead>,
-    _sweeper: Option<Sweeper>,
+}
+
+/// What to read next, from the checkpoint [`Source::read`] is given.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum ReadFrom {
+    /// From the start of the stream.
+    TrimHorizon,
+    /// Records after this `SequenceNumber`.
+    After(String),
+    /// Exactly the records from `first` to `last` inclusive: the replay of a batch
+    /// that was in flight when the process stopped.
+    Range {
+        /// First `SequenceNumber` of the range.
+        first: String,
+        /// Last `SequenceNumber` of the range.
+        last: String,
+    },
+}
+
+impl ReadFrom {
+    /// The in-flight range again, else after the checkpoint's
+    /// `SequenceNumber`, else from the start.
+    fn of(checkpoint: &Checkpoint) -> Self {
+        if let Some(in_flight) = &checkpoint.in_flight {
+            return Self::Range {
+                first: in_flight.first.clone(),
+                last: in_flight.last.clone(),
+            };
+        }
+        match &checkpoint.sequence_number {
+            Some(sequence) => Self::After(sequence.clone()),
+            None => Self::TrimHorizon,
+        }
+    }
 }
 
 /// What a read needs; cloned into the read-ahead thread.
@@ -72,62 +103,62 @@ type Batches = tokio::sync::mpsc::Sender<(ReadFrom, Arc<EncodeJob>)>;
 const READ_AHEAD_BATCHES: usize = 32;
 
 impl EngineSource {
-    /// Opens the engine at `config.data_dir`, checks that it holds the table,
-    /// and starts its sweeper unless `sweep_interval_millis` is 0.
-    ///
-    /// # Errors
-    /// [`SourceError::DataDirMissing`] when the directory is missing or empty
-    /// (and `create` is off), [`SourceError::Open`] when the engine cannot be
-    /// opened, [`SourceError::TableNotFound`] (naming the directory and the
-    /// tables it holds) when the table is not there.
-    pub fn open(config: &EngineSourceConfig) -> Result<Self, SourceError> {
-        if !config.create {
-            check_data_dir(&config.data_dir)?;
-        }
-        let engine = Engine::open(&config.data_dir, Default::default()).map_err(|source| {
-            SourceError::Open {
-                path: config.data_dir.clone(),
-                source: Box::new(source),
-            }
-        })?;
-        if engine.describe_table(&config.table).is_err() {
-            let tables = engine.list_tables().unwrap_or_default();
-            return Err(SourceError::TableNotFound {
-                table: config.table.clone(),
-                data_dir: config.data_dir.clone(),
-                tables: if tables.is_empty() {
-                    "none".to_string()
-                } else {
-                    tables.join(", ")
-                },
-            });
-        }
-        let sweeper = (config.sweep_interval_millis > 0).then(|| {
-            engine.start_sweeper(SweeperOptions {
-                interval: Duration::from_millis(config.sweep_interval_millis),
-                max_deletes_per_sweep: Some(config.max_deletes_per_sweep.get()),
-                ..Default::default()
-            })
-        });
-        let mut source = Self::with_engine(engine, config);
-        source._sweeper = sweeper;
-        Ok(source)
-    }
-
-    /// Reads from an engine this process already has open (the demo; tests).
-    /// Starts no sweeper.
-    pub fn with_engine(engine: Engine, config: &EngineSourceConfig) -> Self {
+    /// Reads `config.table` from `engine`: an engine this process owns
+    /// ([`crate::engine::OwnedEngine`], the demo's) or one it opened to read
+    /// ([`EngineSource::open`]). `config.data_dir`, if any, only names the
+    /// engine in error messages.
+    pub fn new(engine: Engine, config: &EngineSourceConfig) -> Self {
         Self {
             reader: ShardReader {
-                data_dir: config.data_dir.clone(),
+                data_dir: config.data_dir.clone().unwrap_or_default(),
                 region: config.region.clone(),
                 table: config.table.clone(),
                 engine,
                 routed: None,
             },
+            starting_position: config.starting_position,
             read_ahead: None,
-            _sweeper: None,
         }
+    }
+
+    /// Opens the engine at `data_dir` (for `[source.engine]` without
+    /// `[engine]`: an engine another process owns and sweeps), and checks
+    /// that it holds the table. Creates nothing and starts no sweeper.
+    ///
+    /// # Errors
+    /// [`SourceError::DataDirMissing`] when the directory is missing or
+    /// empty, [`SourceError::Open`] when the engine cannot be opened,
+    /// [`SourceError::TableNotFound`] as [`EngineSource::checked`].
+    pub fn open(
+        data_dir: &std::path::Path,
+        config: &EngineSourceConfig,
+    ) -> Result<Self, SourceError> {
+        crate::engine::check_data_dir(data_dir, "source.engine.data_dir")?;
+        let engine = crate::engine::open_engine(data_dir)?;
+        Self::new(engine, config).checked()
+    }
+
+    /// The source, if its engine holds the table (a source built with
+    /// [`EngineSource::new`] is not checked: the demo creates its table).
+    ///
+    /// # Errors
+    /// [`SourceError::TableNotFound`], naming the directory and the tables it
+    /// holds.
+    pub fn checked(self) -> Result<Self, SourceError> {
+        let reader = &self.reader;
+        if reader.engine.describe_table(&reader.table).is_ok() {
+            return Ok(self);
+        }
+        let tables = reader.engine.list_tables().unwrap_or_default();
+        Err(SourceError::TableNotFound {
+            table: reader.table.clone(),
+            data_dir: reader.data_dir.clone(),
+            tables: if tables.is_empty() {
+                "none".to_string()
+            } else {
+                tables.join(", ")
+            },
+        })
     }
 
     /// [`ShardReader::read_now`], or the read-ahead of exactly this read;
@@ -199,16 +230,6 @@ impl EngineSource {
 }
 
 impl ShardReader {
-    fn sweeper_lag_millis(&self) -> Vec<(String, u64)> {
-        match self.engine.sweeper_lag_millis(&self.table) {
-            Ok(lag) => vec![(self.table.clone(), lag)],
-            Err(error) => {
-                tracing::debug!(table = %self.table, %error, "sweeper lag unavailable");
-                Vec::new()
-            }
-        }
-    }
-
     fn parse_sequence(&self, text: &str) -> Result<SequenceNumber, SourceError> {
         SequenceNumber::from_str(text).map_err(|_| SourceError::Record {
             table: self.table.clone(),
@@ -446,28 +467,30 @@ impl Source for EngineSource {
 
     fn read<'a>(
         &'a mut self,
-        from: &'a ReadFrom,
-        max_records: usize,
-    ) -> BoxFuture<'a, Result<Vec<Record>, SourceError>> {
-        Box::pin(async move { self.read_batch(from, max_records).await })
+        checkpoint: &'a Checkpoint,
+        limits: ReadLimits,
+    ) -> BoxFuture<'a, Result<SourceBatch, SourceError>> {
+        Box::pin(async move {
+            let from = ReadFrom::of(checkpoint);
+            let records = self.read_batch(&from, limits.max_records).await?;
+            Ok(SourceBatch {
+                records,
+                progress: None,
+            })
+        })
     }
 
     fn latest(&mut self) -> BoxFuture<'_, Result<Option<String>, SourceError>> {
         Box::pin(async move {
+            if self.starting_position != StartingPosition::Latest {
+                return Ok(None);
+            }
             self.reader
                 .engine
                 .latest_sequence_number(&self.reader.table)
                 .map(|latest| latest.map(|s| s.to_string()))
                 .map_err(|source| self.reader.stream_error(source))
         })
-    }
-
-    fn expired_backlog(&self) -> Option<u64> {
-        self.reader.engine.expired_backlog(&self.reader.table).ok()
-    }
-
-    fn sweeper_lag_millis(&self) -> Vec<(String, u64)> {
-        self.reader.sweeper_lag_millis()
     }
 
     fn clock(&self) -> std::sync::Arc<dyn ttlstream_engine::Clock> {

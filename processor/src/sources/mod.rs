@@ -1,14 +1,18 @@
 //! Sources: where change records come from.
 //!
-//! A source reads batches of [`Record`]s at a position the pipeline gives it; the
-//! pipeline alone keeps the checkpoint, so every source gets the same
-//! at-least-once delivery and crash replay.
+//! A source reads batches of [`Record`]s from a [`Checkpoint`] the pipeline
+//! gives it ([`Source::read`]); the pipeline alone keeps the checkpoint, so
+//! every source gets the same at-least-once delivery and crash replay. A
+//! source whose position is one `SequenceNumber` (the engine) reads after
+//! `Checkpoint::sequence_number`; one whose positions are per partition
+//! (DynamoDB Streams shards, a file's byte offset) reads from
+//! `Checkpoint::partitions` and says which partition a batch advances
+//! ([`PartitionProgress`]). Either way the pipeline writes the in-flight
+//! range and commits, so the checkpoint mechanism stays one.
 //!
-//! Sources whose position is not one `SequenceNumber` (DynamoDB Streams shards,
-//! a file's byte offset) implement [`Source::read_checkpointed`]: they read from
-//! the whole [`Checkpoint`] and say which partition a batch advances
-//! ([`PartitionProgress`]); the pipeline still writes the in-flight range and
-//! commits, so the checkpoint mechanism stays one.
+//! What a source's database knows beyond its stream (the engine's sweeper
+//! lag) comes from whoever owns that database ([`crate::engine`]), not
+//! through this trait.
 
 pub mod dynamodb_streams;
 pub mod engine;
@@ -23,20 +27,22 @@ use crate::checkpoint::{Checkpoint, PartitionProgress};
 use crate::error::SourceError;
 use crate::record::Record;
 
-/// A batch of a partitioned source.
+/// What one [`Source::read`] returned.
 #[derive(Clone, Debug, Default)]
 pub struct SourceBatch {
-    /// The records, in stream order within the partition; may be empty while
-    /// `progress` still moves (a closed shard drained; skipped lines).
+    /// The records, in stream order (within the partition); may be empty
+    /// while `progress` still moves (a closed shard drained; skipped lines).
     pub records: Vec<Record>,
-    /// The partition this batch advances; `None`: nothing moved.
+    /// The partition this batch advances, for a partitioned source; `None`:
+    /// no partition moved (a source whose position is the records'
+    /// `SequenceNumber`s returns `None`).
     pub progress: Option<PartitionProgress>,
 }
 
-/// How much one read of a partitioned source may return. Its read is one
-/// batch ([`Source::read_checkpointed`]), so the pipeline passes the tightest
-/// batch limits of the sinks (and `[batch] max_records`) here, and the
-/// sinks' `max_records` and `max_bytes` hold as they do for other sources.
+/// How much one [`Source::read`] may return: the tightest batch limits of
+/// the sinks and `[batch] max_records`. A partitioned source's read is one
+/// batch, so the sinks' `max_records` and `max_bytes` hold for it as they
+/// do for other sources (whose reads the pipeline's batcher splits).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ReadLimits {
     /// Records. A source may pass it by the records of one indivisible unit
@@ -45,7 +51,8 @@ pub struct ReadLimits {
     /// Bytes of the records' JSON, one newline each (the NDJSON a sink
     /// writes), counted as for a sink batch; the read stops after the record
     /// that reaches it. Sources that cannot tell (DynamoDB Streams, whose
-    /// GetRecords has its own 1 MB limit) ignore it.
+    /// GetRecords has its own 1 MB limit) and sources whose reads the
+    /// pipeline's batcher splits (the engine) ignore it.
     pub max_bytes: usize,
 }
 
@@ -63,23 +70,6 @@ pub enum StartingPosition {
     Latest,
 }
 
-/// What to read next.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ReadFrom {
-    /// From the start of the stream.
-    TrimHorizon,
-    /// Records after this `SequenceNumber`.
-    After(String),
-    /// Exactly the records from `first` to `last` inclusive: the replay of a batch
-    /// that was in flight when the process stopped.
-    Range {
-        /// First `SequenceNumber` of the range.
-        first: String,
-        /// Last `SequenceNumber` of the range.
-        last: String,
-    },
-}
-
 /// A stream of change records.
 pub trait Source: Send {
     /// A stable name for this source, used for its checkpoint file.
@@ -88,28 +78,25 @@ pub trait Source: Send {
     /// Tables this source reads, so metrics can publish explicit zeros for them.
     fn tables(&self) -> Vec<String>;
 
-    /// Reads at most `max_records` records from `from`, in `SequenceNumber` order.
-    /// An empty batch means the source has nothing new now.
+    /// Reads the next batch, within `limits`, from `checkpoint`: after its
+    /// `sequence_number` or from its partitions' positions (from the start
+    /// of the stream when it has neither). When `checkpoint.in_flight` is
+    /// set, reads exactly that batch again (the replay of a batch that was
+    /// in flight when the process stopped, or whose write failed). An empty
+    /// batch without progress means the source has nothing new now.
     fn read<'a>(
-        &'a mut self,
-        from: &'a ReadFrom,
-        max_records: usize,
-    ) -> BoxFuture<'a, Result<Vec<Record>, SourceError>>;
-
-    /// The `SequenceNumber` of the newest record now, for a `LATEST` start.
-    fn latest(&mut self) -> BoxFuture<'_, Result<Option<String>, SourceError>>;
-
-    /// For partitioned sources: reads the next batch, within `limits`, from
-    /// the positions in `checkpoint`; when `checkpoint.in_flight` names a
-    /// partition, reads exactly that batch again. `None` (the default): the
-    /// source is not partitioned and the pipeline calls [`Source::read`].
-    fn read_checkpointed<'a>(
         &'a mut self,
         checkpoint: &'a Checkpoint,
         limits: ReadLimits,
-    ) -> Option<BoxFuture<'a, Result<SourceBatch, SourceError>>> {
-        let _ = (checkpoint, limits);
-        None
+    ) -> BoxFuture<'a, Result<SourceBatch, SourceError>>;
+
+    /// For a source configured to start at `LATEST` whose position is one
+    /// `SequenceNumber`: the `SequenceNumber` of the newest record now,
+    /// which the pipeline then saves as the checkpoint to read after.
+    /// `None` (the default): start at the oldest record the stream holds,
+    /// or the source applies its starting position itself (per shard).
+    fn latest(&mut self) -> BoxFuture<'_, Result<Option<String>, SourceError>> {
+        Box::pin(async { Ok(None) })
     }
 
     /// Tells the source that no route matches a record whose `eventName` is
@@ -126,19 +113,6 @@ pub trait Source: Send {
     /// the pipeline's `run` then returns after the last batch. Default false.
     fn exhausted(&self) -> bool {
         false
-    }
-
-    /// The source's view of how far behind it is: items already expired but not
-    /// yet deleted (the engine's sweeper lag), when the source can tell.
-    fn expired_backlog(&self) -> Option<u64> {
-        None
-    }
-
-    /// Per table: milliseconds the oldest expired, not yet deleted item has
-    /// waited for the TTL process (the engine's sweeper lag), when the source
-    /// can tell. Empty by default.
-    fn sweeper_lag_millis(&self) -> Vec<(String, u64)> {
-        Vec::new()
     }
 
     /// The clock the source's records are timestamped with; metric periods close

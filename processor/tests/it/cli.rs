@@ -101,7 +101,7 @@ fn run_with_a_typo_in_the_config_exits_2_naming_key_and_file() {
 #[test]
 fn run_against_a_missing_table_fails_with_the_table_name() {
     // `create = true`: an empty engine, so the table is what is missing.
-    let config = "[source.engine]\ndata_dir = \"data\"\ntable = \"Nope\"\nsweep_interval_millis = 0\ncreate = true\n\n[checkpoint]\ndir = \"state\"\n";
+    let config = "[engine]\ndata_dir = \"data\"\nsweep_interval_millis = 0\ncreate = true\n\n[source.engine]\ntable = \"Nope\"\n\n[checkpoint]\ndir = \"state\"\n";
     let (out, _) = ttlstream(&["run", "--config", "ttl.toml"], &[("ttl.toml", config)]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(

@@ -124,7 +124,7 @@ fn run_fails_when_the_prometheus_address_is_taken() {
         )
         .expect("table");
     engine.close().expect("close");
-    let config = "[source.engine]\ndata_dir = \"data\"\ntable = \"SessionData\"\nsweep_interval_millis = 0\n\n[checkpoint]\ndir = \"state\"\n";
+    let config = "[source.engine]\ndata_dir = \"data\"\ntable = \"SessionData\"\n\n[checkpoint]\ndir = \"state\"\n";
     std::fs::write(dir.path().join("t.toml"), config).expect("config");
     let out = Command::new(env!("CARGO_BIN_EXE_ttlstream"))
         .current_dir(dir.path())

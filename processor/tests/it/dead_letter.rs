@@ -158,6 +158,7 @@ async fn a_permanently_failing_sinks_records_are_dead_lettered_before_the_checkp
     let writes = Arc::new(Mutex::new(Vec::new()));
     let dead_letter_sink = config.sinks["dead-letters"].build("dead-letters", false);
     let mut pipeline = Pipeline::build(&config)
+        .await
         .expect("pipeline")
         .with_sink(Box::new(Observed {
             inner: dead_letter_sink,

@@ -104,7 +104,7 @@ async fn pipeline(http: &StaticReplayClient, dir: &std::path::Path, extra: &str)
     let source = DynamodbStreamsSource::with_sdk_config(streams, &sdk)
         .await
         .expect("source");
-    Pipeline::with_source(&config, Box::new(source), streams.starting_position).expect("pipeline")
+    Pipeline::with_source(&config, Box::new(source)).expect("pipeline")
 }
 
 #[tokio::test]

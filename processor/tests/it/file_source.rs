@@ -59,7 +59,7 @@ fn archived_ids(dir: &Path) -> Vec<String> {
 }
 
 async fn run_to_end(config: &Config) -> Result<ttlstream::metrics::PipelineStats, PipelineError> {
-    let mut pipeline = Pipeline::build(config)?;
+    let mut pipeline = Pipeline::build(config).await?;
     pipeline.run(std::future::pending()).await
 }
 
@@ -220,7 +220,7 @@ async fn a_batch_in_flight_at_a_crash_is_read_again_exactly() {
         .to_string(),
     )
     .expect("write checkpoint");
-    let mut pipeline = Pipeline::build(&config).expect("pipeline");
+    let mut pipeline = Pipeline::build(&config).await.expect("pipeline");
     let report = pipeline.step().await.expect("replay step");
     assert_eq!(
         report.records, 2,

@@ -154,12 +154,13 @@ async fn put_metric_data_gets_the_open_period_on_shutdown() {
     assert_eq!(engine.sweep_now().expect("sweep").deleted, 5);
     let config = write_config(
         dir.path(),
-        "[source.engine]\ndata_dir = \"data\"\ntable = \"SessionData\"\nsweep_interval_millis = 0",
+        "[source.engine]\ndata_dir = \"data\"\ntable = \"SessionData\"",
         1000,
         "",
     );
     let config = Config::load(&config).expect("config");
-    let mut pipeline = Pipeline::build_with_engine(&config, engine).expect("pipeline");
+    let mut pipeline =
+        Pipeline::with_source(&config, common::engine_reader(engine, &config)).expect("pipeline");
 
     let snapshot = SnapshotRecorder::new();
     let _guard = metrics::set_default_local_recorder(&snapshot);
@@ -211,7 +212,7 @@ async fn prometheus_serves_the_open_period_when_a_replay_ends() {
     let addr = free_loopback_port();
     let recorder = ttlstream::metrics::prometheus::start(addr).expect("exporter");
     let _guard = metrics::set_default_local_recorder(&recorder);
-    let mut pipeline = Pipeline::build(&config).expect("pipeline");
+    let mut pipeline = Pipeline::build(&config).await.expect("pipeline");
     let stats = pipeline
         .run(std::future::pending())
         .await

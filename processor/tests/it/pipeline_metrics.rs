@@ -9,6 +9,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use ttlstream::demo::items::{SEED_CREATION_TIME_SECS, last_seed_expiration_secs, seed_items};
+use ttlstream::engine::OwnedEngine;
 use ttlstream::metrics::{MetricDatum, SnapshotRecorder};
 use ttlstream::{Config, Pipeline};
 use ttlstream_engine::{ManualClock, StreamViewType};
@@ -41,7 +42,6 @@ async fn step_records_reads_matches_deliveries_and_ttl_deletions() {
 [source.engine]
 data_dir = "data"
 table = "SessionData"
-sweep_interval_millis = 0
 
 [checkpoint]
 dir = "state"
@@ -60,7 +60,12 @@ period_secs = 60
     let config_path = dir.path().join("ttlstream.toml");
     std::fs::write(&config_path, toml).expect("config");
     let config = Config::load(Path::new(&config_path)).expect("config");
-    let mut pipeline = Pipeline::build_with_engine(&config, engine.clone()).expect("pipeline");
+    // The test owns the engine (and sweeps it): the pipeline publishes its
+    // sweeper lag as the owner's.
+    let mut pipeline =
+        Pipeline::with_source(&config, common::engine_reader(engine.clone(), &config))
+            .expect("pipeline")
+            .owning(OwnedEngine::new(engine.clone(), None));
 
     let recorder = SnapshotRecorder::new();
     let _guard = metrics::set_default_local_recorder(&recorder);

@@ -23,7 +23,6 @@ fn engine_and_config(dir: &Path) -> (Engine, Config) {
 [source.engine]
 data_dir = "data"
 table = "SessionData"
-sweep_interval_millis = 0
 
 [checkpoint]
 dir = "state"
@@ -49,7 +48,9 @@ async fn unmatched_full_reads_are_committed_when_the_pipeline_catches_up() {
     let dir = tempfile::tempdir().expect("tempdir");
     let (engine, config) = engine_and_config(dir.path());
 
-    let mut pipeline = Pipeline::build_with_engine(&config, engine.clone()).expect("pipeline");
+    let mut pipeline =
+        Pipeline::with_source(&config, common::engine_reader(engine.clone(), &config))
+            .expect("pipeline");
     for _ in 0..2 {
         let report = pipeline.step().await.expect("step");
         assert_eq!(report.records, 2, "a full read");
@@ -61,7 +62,9 @@ async fn unmatched_full_reads_are_committed_when_the_pipeline_catches_up() {
     }
     // A restart here reads the five records again: nothing was skipped.
     drop(pipeline);
-    let mut pipeline = Pipeline::build_with_engine(&config, engine.clone()).expect("pipeline");
+    let mut pipeline =
+        Pipeline::with_source(&config, common::engine_reader(engine.clone(), &config))
+            .expect("pipeline");
     let mut read = 0;
     loop {
         let report = pipeline.step().await.expect("step");
@@ -80,7 +83,8 @@ async fn unmatched_full_reads_are_committed_when_the_pipeline_catches_up() {
 
     // The commit is on disk: a new process starts after the fifth record.
     drop(pipeline);
-    let mut pipeline = Pipeline::build_with_engine(&config, engine).expect("pipeline");
+    let mut pipeline =
+        Pipeline::with_source(&config, common::engine_reader(engine, &config)).expect("pipeline");
     assert_eq!(pipeline.checkpoint().sequence_number, Some(committed));
     assert_eq!(pipeline.step().await.expect("step").records, 0);
 }

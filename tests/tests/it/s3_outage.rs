@@ -76,10 +76,12 @@ fn write_config(dir: &Path, endpoint: &str) -> std::path::PathBuf {
         &config,
         format!(
             r#"
-[source.engine]
+[engine]
 data_dir = "data"
-table = "{TABLE}"
 sweep_interval_millis = 20
+
+[source.engine]
+table = "{TABLE}"
 
 [checkpoint]
 dir = "state"

@@ -97,10 +97,12 @@ fn write_config(dir: &Path) -> std::path::PathBuf {
     std::fs::write(
         &config,
         r#"
-[source.engine]
+[engine]
 data_dir = "data"
-table = "Events"
 sweep_interval_millis = 20
+
+[source.engine]
+table = "Events"
 
 [checkpoint]
 dir = "state"

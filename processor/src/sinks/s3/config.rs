@@ -2,6 +2,7 @@
 
 use serde::Deserialize;
 
+use crate::error::SettingError;
 use crate::sinks::batch::BatchLimits;
 use crate::sinks::encoding::Compression;
 use crate::sinks::template::KeyTemplate;
@@ -95,7 +96,7 @@ pub enum ServerSideEncryption {
 
 /// `[sinks.<name>.s3.retry]`: the AWS SDK's standard retry mode, the attempts
 /// of one try of a batch. A long-lived sidecar tries a batch again after the
-/// SDK gave up, until `[retry] max_elapsed_secs` ([`crate::delivery`]); the
+/// SDK gave up, until `[retry] max_elapsed_secs` ([`RetryConfig`](crate::config::RetryConfig)); the
 /// Lambda does not.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -160,26 +161,39 @@ impl S3SinkConfig {
         KeyTemplate::parse(&text).unwrap_or_else(|_| unreachable!("default templates parse"))
     }
 
-    /// `Err(message)` naming the field of a value that parses but cannot work.
-    pub fn check(&self) -> Result<(), String> {
+    /// Checks the values that parse but cannot work.
+    ///
+    /// # Errors
+    /// [`SettingError::Invalid`] naming the key (`s3.bucket`,
+    /// `s3.key_template`, `s3.part_size_bytes`, ...).
+    pub fn check(&self) -> Result<(), SettingError> {
         if self.bucket.is_empty() || self.bucket.contains('/') || self.bucket.starts_with("s3:") {
-            return Err(format!(
-                "s3.bucket: `{}` is not a bucket name (no `s3://`, no `/`)",
-                self.bucket
+            return Err(SettingError::invalid(
+                "s3.bucket",
+                format!(
+                    "`{}` is not a bucket name (no `s3://`, no `/`)",
+                    self.bucket
+                ),
             ));
         }
         let template = self.template();
         match self.objects {
             ObjectsPer::Batch if !template.names_batches() => {
-                return Err(format!(
-                    "s3.key_template: `{}` needs {{first_sequence}} or {{last_sequence}} with objects = \"batch\", or batches overwrite each other",
-                    template.as_str()
+                return Err(SettingError::invalid(
+                    "s3.key_template",
+                    format!(
+                        "`{}` needs {{first_sequence}} or {{last_sequence}} with objects = \"batch\", or batches overwrite each other",
+                        template.as_str()
+                    ),
                 ));
             }
             ObjectsPer::Record if !template.names_records() => {
-                return Err(format!(
-                    "s3.key_template: `{}` needs {{sequence}} or a {{keys}} placeholder with objects = \"record\", or records overwrite each other",
-                    template.as_str()
+                return Err(SettingError::invalid(
+                    "s3.key_template",
+                    format!(
+                        "`{}` needs {{sequence}} or a {{keys}} placeholder with objects = \"record\", or records overwrite each other",
+                        template.as_str()
+                    ),
                 ));
             }
             _ => {}
@@ -187,21 +201,36 @@ impl S3SinkConfig {
         if self.ssekms_key_id.is_some()
             && self.server_side_encryption != Some(ServerSideEncryption::AwsKms)
         {
-            return Err("s3.ssekms_key_id: needs server_side_encryption = \"aws:kms\"".into());
+            return Err(SettingError::invalid(
+                "s3.ssekms_key_id",
+                "needs server_side_encryption = \"aws:kms\"",
+            ));
         }
         if self.part_size_bytes < 5 * 1024 * 1024 {
-            return Err("s3.part_size_bytes: S3's minimum part size is 5 MiB (5242880)".into());
+            return Err(SettingError::invalid(
+                "s3.part_size_bytes",
+                "S3's minimum part size is 5 MiB (5242880)",
+            ));
         }
         if self.multipart_threshold_bytes < self.part_size_bytes {
-            return Err("s3.multipart_threshold_bytes: must be at least part_size_bytes".into());
+            return Err(SettingError::invalid(
+                "s3.multipart_threshold_bytes",
+                "must be at least part_size_bytes",
+            ));
         }
         if self.max_concurrent_requests == 0 {
-            return Err("s3.max_concurrent_requests: must be at least 1".into());
+            return Err(SettingError::invalid(
+                "s3.max_concurrent_requests",
+                "must be at least 1",
+            ));
         }
         if self.retry.max_attempts == 0 {
-            return Err("s3.retry.max_attempts: must be at least 1".into());
+            return Err(SettingError::invalid(
+                "s3.retry.max_attempts",
+                "must be at least 1",
+            ));
         }
-        self.batch.check().map_err(|e| format!("s3.{e}"))
+        self.batch.check().map_err(|e| e.within("s3"))
     }
 }
 

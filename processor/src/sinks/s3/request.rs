@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use crate::error::TemplateError;
 use crate::record::Record;
 use crate::sinks::SinkBatch;
 use crate::sinks::encoding::{Compression, ndjson};
@@ -21,17 +22,15 @@ pub struct Object<'a> {
 /// object per group, named with the group's first and last `SequenceNumber`.
 ///
 /// # Errors
-/// The first record the template cannot name (`(SequenceNumber, message)`).
+/// The [`TemplateError`] of the first record the template cannot name.
 pub fn batched<'a>(
     template: &KeyTemplate,
     batch: &SinkBatch<'a>,
-) -> Result<Vec<Object<'a>>, (String, String)> {
+) -> Result<Vec<Object<'a>>, TemplateError> {
     let mut groups: Vec<(String, Vec<&'a Record>)> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
     for record in &batch.records {
-        let group = template
-            .group_of(record)
-            .map_err(|message| (record.sequence_number.clone(), message))?;
+        let group = template.group_of(record)?;
         match index.get(&group) {
             Some(&i) => groups[i].1.push(record),
             None => {
@@ -60,18 +59,15 @@ pub fn batched<'a>(
 pub fn per_record<'a>(
     template: &KeyTemplate,
     batch: &SinkBatch<'a>,
-) -> Result<Vec<Object<'a>>, (String, String)> {
+) -> Result<Vec<Object<'a>>, TemplateError> {
     batch
         .records
         .iter()
         .map(|record| {
-            template
-                .render_one(record)
-                .map(|key| Object {
-                    key,
-                    records: vec![*record],
-                })
-                .map_err(|message| (record.sequence_number.clone(), message))
+            template.render_one(record).map(|key| Object {
+                key,
+                records: vec![*record],
+            })
         })
         .collect()
 }

@@ -1,7 +1,7 @@
 //! One object to S3: `PutObject`, or `CreateMultipartUpload` / `UploadPart` /
 //! `CompleteMultipartUpload` for a large one (aborted if a part fails). Every
 //! request is retried by the SDK's standard retry mode as configured; a
-//! sidecar's retry of the whole batch ([`crate::delivery`]) wraps those.
+//! sidecar's retry of the whole batch ([`RetryConfig`](crate::config::RetryConfig)) wraps those.
 //!
 //! AWS documents: Amazon S3 API Reference, "PutObject",
 //! "CreateMultipartUpload", "UploadPart", "CompleteMultipartUpload",

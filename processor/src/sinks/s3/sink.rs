@@ -72,10 +72,10 @@ impl S3Sink {
             ObjectsPer::Batch => batched(&self.template, batch),
             ObjectsPer::Record => per_record(&self.template, batch),
         };
-        objects.map_err(|(sequence_number, message)| SinkError::Record {
+        objects.map_err(|error| SinkError::Record {
             sink: self.name.clone(),
-            sequence_number,
-            message,
+            sequence_number: error.sequence_number().to_string(),
+            message: error.to_string(),
         })
     }
 

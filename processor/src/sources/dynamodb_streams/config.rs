@@ -1,5 +1,6 @@
 //! `[source.dynamodb_streams]`: what the user writes.
 
+use crate::error::SettingError;
 use serde::Deserialize;
 
 use crate::sources::StartingPosition;
@@ -57,34 +58,46 @@ impl DynamodbStreamsConfig {
     /// Checks the settings that serde cannot.
     ///
     /// # Errors
-    /// A message naming the key: not exactly one of `table` / `stream_arn`,
-    /// `max_attempts` 0, an `endpoint_url` that is not http(s).
-    pub fn validate(&self) -> Result<(), String> {
+    /// [`SettingError::Invalid`] naming the key: not exactly one of `table`
+    /// / `stream_arn`, `max_attempts` 0, an `endpoint_url` that is not
+    /// http(s).
+    pub fn validate(&self) -> Result<(), SettingError> {
         match (&self.table, &self.stream_arn) {
             (Some(_), Some(_)) => {
-                return Err(
-                    "source.dynamodb_streams: give `table` or `stream_arn`, not both".into(),
-                );
+                return Err(SettingError::invalid(
+                    "source.dynamodb_streams",
+                    "give `table` or `stream_arn`, not both",
+                ));
             }
             (None, None) => {
-                return Err("source.dynamodb_streams: `table` or `stream_arn` is needed".into());
+                return Err(SettingError::invalid(
+                    "source.dynamodb_streams",
+                    "`table` or `stream_arn` is needed",
+                ));
             }
             (None, Some(arn)) if crate::sources::event_record::table_from_arn(arn).is_none() => {
-                return Err(format!(
-                    "source.dynamodb_streams.stream_arn: {arn:?} is not a DynamoDB stream ARN \
-                     (arn:aws:dynamodb:<region>:<account>:table/<name>/stream/<label>)"
+                return Err(SettingError::invalid(
+                    "source.dynamodb_streams.stream_arn",
+                    format!(
+                        "{arn:?} is not a DynamoDB stream ARN \
+                         (arn:aws:dynamodb:<region>:<account>:table/<name>/stream/<label>)"
+                    ),
                 ));
             }
             _ => {}
         }
         if self.max_attempts == 0 {
-            return Err("source.dynamodb_streams.max_attempts: must be at least 1".into());
+            return Err(SettingError::invalid(
+                "source.dynamodb_streams.max_attempts",
+                "must be at least 1",
+            ));
         }
         if let Some(url) = &self.endpoint_url
             && !(url.starts_with("http://") || url.starts_with("https://"))
         {
-            return Err(format!(
-                "source.dynamodb_streams.endpoint_url: {url:?} must start with http:// or https://"
+            return Err(SettingError::invalid(
+                "source.dynamodb_streams.endpoint_url",
+                format!("{url:?} must start with http:// or https://"),
             ));
         }
         Ok(())

@@ -44,10 +44,9 @@ pub use config::DynamodbStreamsConfig;
 pub use convert::from_api_record;
 pub use shards::{ShardInfo, compare_sequence_numbers, readable};
 
-use super::{BoxFuture, ReadFrom, ReadLimits, Source, SourceBatch};
+use super::{BoxFuture, ReadLimits, Source, SourceBatch};
 use crate::checkpoint::{Checkpoint, PartitionProgress};
 use crate::error::SourceError;
-use crate::record::Record;
 use crate::sources::event_record::table_from_arn;
 use describe::latest_stream_arn;
 use iterators::CachedIterator;
@@ -97,10 +96,10 @@ impl DynamodbStreamsSource {
         config: &DynamodbStreamsConfig,
         sdk: &aws_config::SdkConfig,
     ) -> Result<Self, SourceError> {
-        config.validate().map_err(|message| SourceError::Position {
+        config.validate().map_err(|e| SourceError::Position {
             partition: "source.dynamodb_streams".into(),
             position: String::new(),
-            message,
+            message: e.to_string(),
         })?;
         let stream_arn = match (&config.stream_arn, &config.table) {
             (Some(arn), _) => arn.clone(),
@@ -253,28 +252,12 @@ impl Source for DynamodbStreamsSource {
 
     fn read<'a>(
         &'a mut self,
-        _from: &'a ReadFrom,
-        max_records: usize,
-    ) -> BoxFuture<'a, Result<Vec<Record>, SourceError>> {
-        // The pipeline uses `read_checkpointed`; a plain read starts with no checkpoint.
-        Box::pin(async move {
-            let checkpoint = Checkpoint::default();
-            Ok(self.read_batch(&checkpoint, max_records).await?.records)
-        })
-    }
-
-    fn latest(&mut self) -> BoxFuture<'_, Result<Option<String>, SourceError>> {
-        // Positions are per shard; LATEST is applied per shard in `read_checkpointed`.
-        Box::pin(async { Ok(None) })
-    }
-
-    fn read_checkpointed<'a>(
-        &'a mut self,
         checkpoint: &'a Checkpoint,
         limits: ReadLimits,
-    ) -> Option<BoxFuture<'a, Result<SourceBatch, SourceError>>> {
+    ) -> BoxFuture<'a, Result<SourceBatch, SourceError>> {
         // GetRecords' Limit is a record count; its own 1 MB bounds the bytes.
-        Some(Box::pin(self.read_batch(checkpoint, limits.max_records)))
+        // LATEST is applied per shard (`starts_at_latest`).
+        Box::pin(self.read_batch(checkpoint, limits.max_records))
     }
 }
 

@@ -1,4 +1,4 @@
-//! The `file` source: a [`LineReader`] behind the partitioned-source protocol,
+//! The `file` source: a [`LineReader`] read from the pipeline's checkpoint,
 //! the file being the one partition and `<line>:<byte>` its position.
 
 use std::sync::Arc;
@@ -11,7 +11,7 @@ use super::reader::{LineReader, Offset, Until};
 use crate::checkpoint::{Checkpoint, PartitionProgress};
 use crate::error::SourceError;
 use crate::record::Record;
-use crate::sources::{BoxFuture, ReadFrom, ReadLimits, Source, SourceBatch};
+use crate::sources::{BoxFuture, ReadLimits, Source, SourceBatch};
 
 /// A replay's clock: the newest `ApproximateCreationDateTime` read so far (the
 /// system clock before the first record), so metric periods close by the
@@ -184,40 +184,11 @@ impl Source for FileSource {
 
     fn read<'a>(
         &'a mut self,
-        _from: &'a ReadFrom,
-        max_records: usize,
-    ) -> BoxFuture<'a, Result<Vec<Record>, SourceError>> {
-        // The pipeline uses `read_checkpointed`; a plain read goes on from here.
-        Box::pin(async move {
-            let mut checkpoint = Checkpoint::default();
-            if let Some(reader) = &self.reader {
-                checkpoint.partitions.insert(
-                    self.partition.clone(),
-                    crate::checkpoint::PartitionCheckpoint {
-                        position: reader.offset().token(),
-                        finished: false,
-                    },
-                );
-            }
-            let limits = ReadLimits {
-                max_records,
-                max_bytes: usize::MAX,
-            };
-            Ok(self.read_batch(&checkpoint, limits).await?.records)
-        })
-    }
-
-    fn latest(&mut self) -> BoxFuture<'_, Result<Option<String>, SourceError>> {
-        // A replay has no "newest now": LATEST reads the file from its start too.
-        Box::pin(async { Ok(None) })
-    }
-
-    fn read_checkpointed<'a>(
-        &'a mut self,
         checkpoint: &'a Checkpoint,
         limits: ReadLimits,
-    ) -> Option<BoxFuture<'a, Result<SourceBatch, SourceError>>> {
-        Some(Box::pin(self.read_batch(checkpoint, limits)))
+    ) -> BoxFuture<'a, Result<SourceBatch, SourceError>> {
+        // A replay has no "newest now": LATEST reads the file from its start too.
+        Box::pin(self.read_batch(checkpoint, limits))
     }
 
     fn exhausted(&self) -> bool {

@@ -184,3 +184,17 @@ pub fn http_get(addr: std::net::SocketAddr, path: &str) -> Option<String> {
     let (head, body) = response.split_once("\r\n\r\n")?;
     head.starts_with("HTTP/1.").then(|| body.to_string())
 }
+
+/// The pipeline's source for a test that owns `engine`: the stream of the
+/// `[source.engine]` table in `config`, read from `engine`.
+pub fn engine_reader(
+    engine: ttlstream_engine::Engine,
+    config: &ttlstream::Config,
+) -> Box<ttlstream::sources::engine::EngineSource> {
+    let Some(ttlstream::config::SourceConfig::Engine(source)) = &config.source else {
+        panic!("the config has no [source.engine]");
+    };
+    Box::new(ttlstream::sources::engine::EngineSource::new(
+        engine, source,
+    ))
+}
