@@ -178,6 +178,7 @@ pub use dynamodb::expr::{
     ExpressionError, ExpressionKind, MAX_EXPRESSION_BYTES, MAX_FUNCTION_NESTING, MAX_OPERATORS,
 };
 pub use dynamodb::index::{GlobalSecondaryIndex, LocalSecondaryIndex, Projection};
+pub use dynamodb::item::ItemKey;
 pub use dynamodb::request::{
     AttributeAction, AttributeValueUpdate, ComparisonOperator, Condition, ConditionalOperator,
     DeleteItemInput, ExpectedAttributeValue, GetItemInput, GetItemOutput, PutItemInput, QueryInput,
@@ -190,7 +191,6 @@ pub use dynamodb::table::{
 pub use dynamodb::ttl;
 pub use dynamodb::write::Update;
 pub use engine::{Engine, EngineOptions};
-pub use dynamodb::item::ItemKey;
 pub use error::{
     ItemError, OpenError, ReadError, StorageError, StreamError, SweepError, TableError, WriteError,
 };

@@ -4,8 +4,8 @@
 //! Rules follow "Supported data types and naming rules in Amazon DynamoDB" and
 //! "Item sizes and formats" in the DynamoDB Developer Guide.
 
-use crate::error::ItemError;
 use crate::dynamodb::table::TableDefinition;
+use crate::error::ItemError;
 use crate::error::StorageError;
 use crate::storage::attribute::{
     MAX_ATTRIBUTE_NAME_BYTES, MAX_ITEM_SIZE_BYTES, NAME_TOO_LARGE, checked_value_size,
@@ -141,9 +141,9 @@ impl TableDefinition {
     /// [`MAX_PARTITION_KEY_BYTES`](crate::MAX_PARTITION_KEY_BYTES) /
     /// [`MAX_SORT_KEY_BYTES`](crate::MAX_SORT_KEY_BYTES)), the types of
     /// secondary index key attributes, every attribute name (not empty, at
-    /// most [`MAX_ATTRIBUTE_NAME_BYTES`]) and value (valid Numbers, no empty
-    /// or duplicate set, at most [`MAX_NESTING_LEVELS`]), and the item's
-    /// size (at most [`MAX_ITEM_SIZE_BYTES`]). Rules from "Supported data
+    /// most [`MAX_ATTRIBUTE_NAME_BYTES`](crate::MAX_ATTRIBUTE_NAME_BYTES)) and value (valid Numbers, no empty
+    /// or duplicate set, at most [`MAX_NESTING_LEVELS`](crate::MAX_NESTING_LEVELS)), and the item's
+    /// size (at most [`MAX_ITEM_SIZE_BYTES`](crate::MAX_ITEM_SIZE_BYTES)). Rules from "Supported data
     /// types and naming rules in Amazon DynamoDB", "Constraints in Amazon
     /// DynamoDB" and "Item sizes and formats". Returns the item's key.
     ///
