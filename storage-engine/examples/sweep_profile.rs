@@ -1,9 +1,8 @@
 //! `engine_bench`'s write and sweep steps alone, repeated, for profilers and
 //! for a busy machine: per run, the wall time, the calling thread's CPU time,
 //! its wait for a core and its sleep (wall minus both; Linux,
-//! `/proc/thread-self/schedstat`). Not a benchmark (no baseline): the
-//! figures in `docs/performance.md`, "Sweep instructions", count its
-//! instructions under callgrind, which a busy machine does not move:
+//! `/proc/thread-self/schedstat`). Not a benchmark (no baseline): count
+//! its instructions under callgrind, which a busy machine does not move:
 //!
 //! ```sh
 //! cargo build --release -p ttlstream-engine --example sweep_profile
