@@ -28,7 +28,7 @@
 //!   expiry to its deletion is counted in a [`LagHistogram`]. It never
 //!   deletes an item at or before its expiry instant, and after a crash the
 //!   next pass resumes from the expiry index (nothing lost, nothing
-//!   repeated: `tests/crash_safety.rs` kills a writing, sweeping process 20
+//!   repeated: `tests/it/crash_safety.rs` kills a writing, sweeping process 20
 //!   times).
 //! * A change stream per table ("Change data capture for DynamoDB Streams"):
 //!   INSERT / MODIFY / REMOVE records with images per [`StreamViewType`] and

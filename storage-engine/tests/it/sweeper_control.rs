@@ -196,7 +196,7 @@ fn one_sweeper_and_one_lag_histogram_cover_all_three_models() {
     let lag = sweeper.lag_histogram();
     sweeper.stop();
     // (How one pass's budget is shared across the three models: the unit
-    // test `one_budget_is_shared_across_the_three_models` in sweeper.rs.)
+    // test `one_budget_is_shared_across_the_three_models` in `dynamodb/sweep.rs`.)
     assert!(
         engine
             .scan_rows("Ts", ReadOptions::default())
