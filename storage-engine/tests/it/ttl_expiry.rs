@@ -190,7 +190,7 @@ fn every_swept_item_has_exactly_one_ttl_remove_record_and_vice_versa() {
 }
 
 /// A pass deletes at most `max_deletes_per_sweep` (see the unit tests of
-/// `sweeper/pass.rs`), and one that spent it all is followed by the next at
+/// `dynamodb/sweep.rs`), and one that spent it all is followed by the next at
 /// once: the budget shares the sweeper between tables, it does not slow a
 /// backlog down to one budget per interval.
 #[test]
