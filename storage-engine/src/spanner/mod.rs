@@ -20,6 +20,7 @@
 
 mod backup;
 mod ddl;
+mod mutation;
 mod read;
 mod record;
 mod schema;
@@ -29,6 +30,7 @@ mod value;
 mod write;
 
 pub use ddl::{DdlError, MAX_POLICY_DAYS, RowDeletionPolicy};
+pub use mutation::{MutationError, SpannerMutation};
 pub(crate) use record::record_time_millis;
 pub use record::{
     ColumnType, DataChangeRecord, Mod, ModType, ROW_DELETION_POLICY_TAG, SpannerStreamEntry,

@@ -21,7 +21,7 @@ pub(crate) struct Txn {
 }
 
 impl Txn {
-    fn push(&mut self, meta: &SpannerMeta, mod_type: ModType, m: Mod) {
+    pub(super) fn push(&mut self, meta: &SpannerMeta, mod_type: ModType, m: Mod) {
         if meta.definition.value_capture_type.is_none() {
             return;
         }
