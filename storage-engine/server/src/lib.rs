@@ -64,6 +64,7 @@ mod protocol;
 mod reads;
 mod shapes;
 mod sigv4;
+mod spanner;
 mod streams;
 mod table_update;
 mod tables;
@@ -181,6 +182,7 @@ pub fn router(engine: Engine, options: &ServerOptions) -> Router {
         .route("/", post(protocol::handle))
         .route("/_ttlstream/sweep", post(admin::sweep))
         .route("/_ttlstream/clock", get(admin::clock).post(admin::clock))
+        .route("/v1/{*path}", axum::routing::any(spanner::handle))
         .with_state(AppState {
             engine,
             max_request_body_bytes: options.max_request_body_bytes,
