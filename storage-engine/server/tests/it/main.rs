@@ -12,6 +12,7 @@ mod fidelity;
 mod legacy;
 mod limits;
 mod sigv4;
+mod spanner;
 mod streams;
 mod support;
 mod table_fidelity;
