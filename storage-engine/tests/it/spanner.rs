@@ -370,3 +370,124 @@ fn tables_and_sequence_numbers_survive_reopen() {
     assert_eq!(entries.len(), 1);
     assert!(entries[0].sequence_number > last);
 }
+
+mod mutations {
+    //! `Engine::commit_spanner_mutations`: one atomic transaction per commit.
+
+    use super::{album, open, singer};
+    use ttlstream_engine::spanner::{
+        ModType, MutationError, SpannerMutation as M, SpannerValue as V,
+    };
+
+    fn insert(row: ttlstream_engine::spanner::SpannerRow) -> M {
+        M::Insert {
+            table: "Singers".into(),
+            row,
+        }
+    }
+
+    #[test]
+    fn a_failing_mutation_leaves_nothing_written() {
+        let (_d, _c, engine) = open();
+        let err = engine
+            .commit_spanner_mutations(&[insert(singer(1, "a", None)), insert(singer(1, "b", None))])
+            .unwrap_err();
+        assert!(
+            matches!(err, MutationError::AlreadyExists { index: 1, .. }),
+            "{err}"
+        );
+        assert!(engine.scan_spanner_table("Singers").unwrap().is_empty());
+        assert!(
+            engine
+                .read_spanner_change_stream("Singers", None, 10)
+                .unwrap()
+                .is_empty()
+        );
+        let err = engine
+            .commit_spanner_mutations(&[M::Update {
+                table: "Singers".into(),
+                row: singer(7, "x", None),
+            }])
+            .unwrap_err();
+        assert!(
+            matches!(err, MutationError::RowNotFound { index: 0, .. }),
+            "{err}"
+        );
+        let err = engine
+            .commit_spanner_mutations(&[M::Insert {
+                table: "Albums".into(),
+                row: album(7, 1),
+            }])
+            .unwrap_err();
+        assert!(matches!(err, MutationError::RowNotFound { .. }), "{err}");
+    }
+
+    #[test]
+    fn update_keeps_other_columns_and_replace_cascades() {
+        let (_d, _c, engine) = open();
+        engine
+            .commit_spanner_mutations(&[
+                insert(singer(1, "a", Some(5))),
+                // A child row may follow its parent in the same commit.
+                M::Insert {
+                    table: "Albums".into(),
+                    row: album(1, 10),
+                },
+            ])
+            .unwrap();
+        let name_only = ttlstream_engine::spanner::SpannerRow::from([
+            ("SingerId".to_string(), V::Int64(1)),
+            ("Name".to_string(), V::String("b".into())),
+        ]);
+        engine
+            .commit_spanner_mutations(&[M::InsertOrUpdate {
+                table: "Singers".into(),
+                row: name_only.clone(),
+            }])
+            .unwrap();
+        assert_eq!(
+            engine.read_row("Singers", &[V::Int64(1)]).unwrap(),
+            Some(singer(1, "b", Some(5)))
+        );
+        let records = engine
+            .read_spanner_change_stream("Singers", None, 10)
+            .unwrap();
+        let update = &records.last().unwrap().record;
+        assert_eq!(update.mod_type, ModType::Update);
+        assert_eq!(
+            update.mods[0].new_values,
+            serde_json::json!({"Name": "b"})
+                .as_object()
+                .unwrap()
+                .clone()
+        );
+        assert_eq!(
+            update.mods[0].old_values,
+            serde_json::json!({"Name": "a"})
+                .as_object()
+                .unwrap()
+                .clone()
+        );
+        // replace: the columns not given become NULL, the children go.
+        engine
+            .commit_spanner_mutations(&[M::Replace {
+                table: "Singers".into(),
+                row: name_only,
+            }])
+            .unwrap();
+        let mut expected = singer(1, "b", None);
+        expected.remove("CreatedAt");
+        assert_eq!(
+            engine.read_row("Singers", &[V::Int64(1)]).unwrap(),
+            Some(expected)
+        );
+        assert!(engine.scan_spanner_table("Albums").unwrap().is_empty());
+        engine
+            .commit_spanner_mutations(&[M::Delete {
+                table: "Singers".into(),
+                keys: vec![vec![V::Int64(1)], vec![V::Int64(2)]],
+            }])
+            .unwrap();
+        assert!(engine.scan_spanner_table("Singers").unwrap().is_empty());
+    }
+}
