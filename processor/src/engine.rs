@@ -121,10 +121,10 @@ impl OwnedEngine {
     }
 
     /// Sets the `SweeperLagMilliseconds` gauge of every table of the engine
-    /// (the engine's [`Engine::sweeper_lag_millis`]). A table whose lag
+    /// (the engine's [`DynamoDb::sweeper_lag_millis`](ttlstream_engine::DynamoDb::sweeper_lag_millis)). A table whose lag
     /// cannot be read is left out (logged at debug level).
     pub fn publish_sweeper_lag(&self) {
-        let tables = match self.engine.list_tables() {
+        let tables = match self.engine.dynamodb().list_tables() {
             Ok(tables) => tables,
             Err(error) => {
                 tracing::debug!(%error, "sweeper lag unavailable: cannot list tables");
@@ -132,7 +132,7 @@ impl OwnedEngine {
             }
         };
         for table in tables {
-            match self.engine.sweeper_lag_millis(&table) {
+            match self.engine.dynamodb().sweeper_lag_millis(&table) {
                 Ok(lag) => {
                     ::metrics::gauge!(names::SWEEPER_LAG_MILLISECONDS, names::TABLE_NAME => table)
                         .set(lag as f64);

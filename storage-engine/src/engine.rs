@@ -4,18 +4,22 @@
 //! place that names them all (with `models.rs`).
 
 use crate::clock::{Clock, SystemClock};
+use crate::dynamodb::DynamoDb;
 use crate::dynamodb::meta::TableMeta;
 use crate::error::{OpenError, StorageError, WriteError};
+use crate::spanner::Spanner;
 use crate::storage::{FORMAT_KEY, FORMAT_VERSION, Store};
 use crate::stream::keys::last_sequence_number;
 use crate::stream::shards::StreamOptions;
+use crate::stream::shards::Streams;
 use crate::stream::shards::alloc::OpenShard;
+use crate::tablestore::Tablestore;
 use fjall::PersistMode;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
 
-/// Options for [`Engine::open`]. Build with `..Default::default()` so that
+/// Options for [`Engine::open`](crate::Engine::open). Build with `..Default::default()` so that
 /// later options do not break your code.
 #[derive(Clone, Debug)]
 pub struct EngineOptions {
@@ -79,6 +83,15 @@ pub(crate) struct WriteState {
     pub next_table_id: u32,
     /// The open shard of each DynamoDB-model table whose stream is enabled.
     pub open_shards: HashMap<u32, OpenShard>,
+}
+
+impl Inner {
+    /// Takes the engine-wide write lock.
+    pub(crate) fn lock_writes(&self) -> MutexGuard<'_, WriteState> {
+        // The state is two counters that are only advanced after a successful
+        // commit, so it is consistent even if a holder panicked.
+        self.write.lock().unwrap_or_else(PoisonError::into_inner)
+    }
 }
 
 impl Drop for Inner {
@@ -186,7 +199,7 @@ impl Engine {
         Ok(())
     }
 
-    /// Persists (like [`Engine::persist`]) and drops this handle. The data
+    /// Persists (like [`Engine::persist`](crate::Engine::persist)) and drops this handle. The data
     /// directory is closed once every clone (and any running sweeper pass)
     /// has let go of it.
     ///
@@ -197,13 +210,28 @@ impl Engine {
         self.persist()
     }
 
-    pub(crate) fn lock_writes(&self) -> MutexGuard<'_, WriteState> {
-        // The state is two counters that are only advanced after a successful
-        // commit, so it is consistent even if a holder panicked.
-        self.inner
-            .write
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+    /// The DynamoDB model: tables, items, expressions, secondary indexes,
+    /// item TTL and each table's stream settings.
+    pub fn dynamodb(&self) -> DynamoDb<'_> {
+        DynamoDb { inner: &self.inner }
+    }
+
+    /// The DynamoDB Streams API over the DynamoDB model's change streams:
+    /// ListStreams, DescribeStream, GetShardIterator, GetRecords.
+    pub fn streams(&self) -> Streams<'_> {
+        Streams { inner: &self.inner }
+    }
+
+    /// The Tablestore model: tables with TTL and max versions over versioned
+    /// cells, rows and their change records.
+    pub fn tablestore(&self) -> Tablestore<'_> {
+        Tablestore { inner: &self.inner }
+    }
+
+    /// The Spanner model: tables with a row deletion policy, rows, indexes,
+    /// change streams, backup and restore.
+    pub fn spanner(&self) -> Spanner<'_> {
+        Spanner { inner: &self.inner }
     }
 }
 
@@ -240,7 +268,7 @@ mod tests {
         let engine = Engine::open(dir.path(), EngineOptions::default()).unwrap();
         let def = TableDefinition::new("Tbl", "pk", ScalarAttributeType::S)
             .with_stream(StreamViewType::KeysOnly);
-        engine.create_table(def).unwrap();
+        engine.dynamodb().create_table(def).unwrap();
         drop(engine);
         {
             let db = fjall::Database::builder(dir.path()).open().unwrap();

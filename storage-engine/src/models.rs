@@ -44,6 +44,7 @@ impl Engine {
             }
         };
         let mut targets: Vec<SweepTarget> = self
+            .dynamodb()
             .all_table_metas()
             .into_iter()
             .filter(|m| m.ttl_enabled().is_some())
@@ -78,9 +79,11 @@ impl Engine {
         lag: &mut LagHistogram,
     ) -> Result<u64, StorageError> {
         match target {
-            SweepTarget::DynamoDb(meta) => self.sweep_table(meta, pass, lag),
-            SweepTarget::Tablestore(name) => self.sweep_tablestore_table(name, pass, lag),
-            SweepTarget::Spanner(name) => self.sweep_spanner_table(name, pass, lag),
+            SweepTarget::DynamoDb(meta) => self.dynamodb().sweep_table(meta, pass, lag),
+            SweepTarget::Tablestore(name) => {
+                self.tablestore().sweep_tablestore_table(name, pass, lag)
+            }
+            SweepTarget::Spanner(name) => self.spanner().sweep_spanner_table(name, pass, lag),
         }
     }
 
@@ -97,7 +100,7 @@ impl Engine {
         max_indexed: Option<usize>,
         batch: usize,
     ) -> Result<bool, SweepError> {
-        self.advance_ttl_indexes(max_indexed, batch)
+        self.dynamodb().advance_ttl_indexes(max_indexed, batch)
     }
 
     /// The tables whose change records are kept unsharded (Tablestore tables

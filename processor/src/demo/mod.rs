@@ -130,6 +130,7 @@ pub async fn run(options: &DemoOptions) -> Result<DemoSummary, DemoError> {
     create_table(&engine)?;
     let started = Instant::now();
     engine
+        .dynamodb()
         .put_items(TABLE, items::seed_items())
         .map_err(engine_error)?;
     let mut next = 0;
@@ -138,7 +139,10 @@ pub async fn run(options: &DemoOptions) -> Result<DemoSummary, DemoError> {
         let chunk = (next..end)
             .map(|i| items::generated_item(i, options.items))
             .collect();
-        engine.put_items(TABLE, chunk).map_err(engine_error)?;
+        engine
+            .dynamodb()
+            .put_items(TABLE, chunk)
+            .map_err(engine_error)?;
         next = end;
     }
     engine.persist().map_err(engine_error)?;
@@ -207,7 +211,7 @@ pub async fn run(options: &DemoOptions) -> Result<DemoSummary, DemoError> {
     let closing = pipeline.close_periods_through(end_secs * 1000);
     datapoints.extend(closing.datapoints);
     transitions.extend(closing.transitions);
-    let remaining = engine.scan(TABLE).map_err(engine_error)?.len() as u64;
+    let remaining = engine.dynamodb().scan(TABLE).map_err(engine_error)?.len() as u64;
     engine.persist().map_err(engine_error)?;
 
     let archive_table_dir = options.archive_dir.join(TABLE);
@@ -254,6 +258,7 @@ fn demo_stream_options() -> StreamOptions {
 
 fn create_table(engine: &Engine) -> Result<(), DemoError> {
     engine
+        .dynamodb()
         .create_table(
             TableDefinition::new(TABLE, "UserName", ScalarAttributeType::S)
                 .with_sort_key("SessionId", ScalarAttributeType::S)
@@ -261,6 +266,7 @@ fn create_table(engine: &Engine) -> Result<(), DemoError> {
         )
         .map_err(engine_error)?;
     engine
+        .dynamodb()
         .update_time_to_live(
             TABLE,
             TimeToLiveSpecification {

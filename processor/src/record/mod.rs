@@ -204,7 +204,7 @@ impl Record {
     }
 
     /// [`Record::unmatched_from_stored`] of a record the engine read only
-    /// the header of ([`ttlstream_engine::Engine::get_stored_records_of`]):
+    /// the header of ([`ttlstream_engine::Streams::get_stored_records_of`]):
     /// the same record, with the same errors.
     ///
     /// # Errors

@@ -146,10 +146,15 @@ impl EngineSource {
     /// holds.
     pub fn checked(self) -> Result<Self, SourceError> {
         let reader = &self.reader;
-        if reader.engine.describe_table(&reader.table).is_ok() {
+        if reader
+            .engine
+            .dynamodb()
+            .describe_table(&reader.table)
+            .is_ok()
+        {
             return Ok(self);
         }
-        let tables = reader.engine.list_tables().unwrap_or_default();
+        let tables = reader.engine.dynamodb().list_tables().unwrap_or_default();
         Err(SourceError::TableNotFound {
             table: reader.table.clone(),
             data_dir: reader.data_dir.clone(),
@@ -253,18 +258,21 @@ impl ShardReader {
         let mut out = Vec::new();
         let streams = self
             .engine
+            .streams()
             .list_streams(Some(&self.table))
             .map_err(|e| self.stream_error(e))?;
         if streams.is_empty() {
             // No stream kept: say why (no such table, stream disabled)
             // rather than wait forever.
             self.engine
+                .dynamodb()
                 .latest_sequence_number(&self.table)
                 .map_err(|e| self.stream_error(e))?;
         }
         for stream in streams {
             let description = self
                 .engine
+                .streams()
                 .describe_stream(&stream.stream_arn)
                 .map_err(|e| self.stream_error(e))?;
             out.extend(
@@ -396,6 +404,7 @@ impl ShardReader {
                 }
                 let got = self
                     .engine
+                    .streams()
                     .get_stored_records_of(&arn, &shard.shard_id, position, want, routed)
                     .map_err(|e| self.stream_error(e))?;
                 let read = got.records.len();
@@ -487,6 +496,7 @@ impl Source for EngineSource {
             }
             self.reader
                 .engine
+                .dynamodb()
                 .latest_sequence_number(&self.reader.table)
                 .map(|latest| latest.map(|s| s.to_string()))
                 .map_err(|source| self.reader.stream_error(source))

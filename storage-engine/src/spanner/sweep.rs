@@ -7,17 +7,17 @@
 //! limits, fairness and lag histogram are the sweeper's, shared by every
 //! model (`sweeper/pass.rs`).
 
+use super::Spanner;
 use super::load_all;
 use super::record::ROW_DELETION_POLICY_TAG;
 use super::stage::Txn;
-use crate::engine::Engine;
 use crate::error::StorageError;
 use crate::storage::{decode_expiry_key, expiry_bound};
 use crate::sweeper::lag_histogram::LagHistogram;
 use crate::sweeper::pass::Pass;
 use std::ops::Bound;
 
-impl Engine {
+impl Spanner<'_> {
     /// One table's part of a sweep pass (see `sweeper/pass.rs`): at most
     /// `pass.budget` rows deleted (interleaved children not counted),
     /// `pass.batch` policy entries per atomic batch; each deletion's lag (now
@@ -71,7 +71,7 @@ impl Engine {
                 return Ok(deleted);
             };
             from = Some(last.to_vec());
-            let mut state = self.lock_writes();
+            let mut state = self.inner.lock_writes();
             // Re-read under the lock: the policy may have changed or gone.
             let Some(meta) = super::load(store, table)? else {
                 return Ok(deleted);

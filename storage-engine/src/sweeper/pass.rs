@@ -44,7 +44,7 @@ impl Engine {
     /// Deletes everything expired per the clock, now, on the calling thread
     /// (deterministic tests; the background [`Sweeper`](crate::Sweeper) calls the same code).
     /// First finishes the expiry index of any table whose TTL was just
-    /// enabled (see [`Engine::update_time_to_live`]), so that its items
+    /// enabled (see [`DynamoDb::update_time_to_live`](crate::DynamoDb::update_time_to_live)), so that its items
     /// already expired are deleted too.
     ///
     /// # Errors
@@ -121,7 +121,7 @@ impl Engine {
     }
 }
 
-/// What one pass ([`Engine::sweep`]) may do.
+/// What one pass ([`Engine::sweep`](crate::Engine::sweep)) may do.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct PassLimits {
     /// Most deletions, all tables together; `None` = unbounded.
@@ -135,7 +135,7 @@ pub(crate) struct PassLimits {
     pub first: usize,
 }
 
-/// What one pass ([`Engine::sweep`]) did, for the sweeper thread.
+/// What one pass ([`Engine::sweep`](crate::Engine::sweep)) did, for the sweeper thread.
 pub(crate) struct PassOutcome {
     /// The deletions and their lag.
     pub report: SweepReport,

@@ -1,5 +1,5 @@
-//! The background sweeper thread: paced passes of [`Engine::sweep_now`]'s
-//! code, each followed by a stream retention pass ([`Engine::trim_streams`]'s
+//! The background sweeper thread: paced passes of [`Engine::sweep_now`](crate::Engine::sweep_now)'s
+//! code, each followed by a stream retention pass ([`Engine::trim_streams`](crate::Engine::trim_streams)'s
 //! code, at most 100,000 records), a lag histogram, and a trigger that wakes
 //! it at once.
 //!
@@ -21,7 +21,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 /// Most stream records one pass of the thread trims (retention; see
-/// [`Engine::trim_streams`]).
+/// [`Engine::trim_streams`](crate::Engine::trim_streams)).
 const TRIM_PER_PASS: usize = 100_000;
 
 /// The default of [`SweeperOptions::max_deletes_per_sweep`]: deletions per
@@ -31,7 +31,7 @@ const TRIM_PER_PASS: usize = 100_000;
 /// tables, the retention pass) stay well under 1 % of a pass.
 pub const DEFAULT_MAX_DELETES_PER_SWEEP: usize = 10_000;
 
-/// Options for [`Engine::start_sweeper`].
+/// Options for [`Engine::start_sweeper`](crate::Engine::start_sweeper).
 #[derive(Clone, Debug)]
 pub struct SweeperOptions {
     /// Real time between the end of one pass and the start of the next
@@ -43,7 +43,7 @@ pub struct SweeperOptions {
     /// At most this many deletions per pass (items and rows of every TTL
     /// model together), shared fairly across tables; also the most items
     /// (entries) an expiry-index build (purge) handles per pass and table
-    /// (see [`Engine::update_time_to_live`]). `None` = unbounded: one pass
+    /// (see [`DynamoDb::update_time_to_live`](crate::DynamoDb::update_time_to_live)). `None` = unbounded: one pass
     /// deletes every backlog, table after table. Default:
     /// `Some(`[`DEFAULT_MAX_DELETES_PER_SWEEP`]`)` (10,000).
     pub max_deletes_per_sweep: Option<usize>,
@@ -137,7 +137,7 @@ impl Engine {
     /// `options.interval` (or at once on [`Sweeper::trigger`]), paced by
     /// `options.max_deletes_per_sec`. If the OS refuses to spawn a thread,
     /// the error is logged and the returned handle is inert; use
-    /// [`Engine::try_start_sweeper`] to handle that case.
+    /// [`Engine::try_start_sweeper`](crate::Engine::try_start_sweeper) to handle that case.
     pub fn start_sweeper(&self, options: SweeperOptions) -> Sweeper {
         match self.try_start_sweeper(options) {
             Ok(s) => s,
@@ -152,7 +152,7 @@ impl Engine {
         }
     }
 
-    /// Like [`Engine::start_sweeper`], reporting a failure to spawn.
+    /// Like [`Engine::start_sweeper`](crate::Engine::start_sweeper), reporting a failure to spawn.
     ///
     /// # Errors
     ///

@@ -2,6 +2,7 @@
 //! reads one fjall snapshot, so shard boundaries and records are seen as of
 //! one instant (a rotation commits both in one batch).
 
+use super::Streams;
 use super::meta::{
     SHARDS, StoredShard, StoredStream, load_shards, load_streams, parse_stream_arn, trimmed_through,
 };
@@ -9,7 +10,6 @@ use super::{
     GetRecordsOutput, MAX_GET_RECORDS, MAX_GET_RECORDS_BYTES, SequenceNumberRange, Shard,
     StreamDescription, StreamStatus, StreamSummary,
 };
-use crate::engine::Engine;
 use crate::error::StorageError;
 use crate::error::StreamError;
 use crate::stream::codec::{StoredEntry, StoredRecord};
@@ -25,7 +25,7 @@ struct Found {
     trimmed: Option<u64>,
 }
 
-impl Engine {
+impl Streams<'_> {
     /// The streams kept (ENABLED, and DISABLED ones not yet removed by
     /// retention), of `table` only if given, ordered by table name then
     /// creation (DynamoDB Streams `ListStreams`; the caller pages with
@@ -96,7 +96,7 @@ impl Engine {
     }
 
     /// Checks a GetShardIterator request and returns the position to read
-    /// from with [`Engine::get_records`] (DynamoDB Streams
+    /// from with [`Streams::get_records`](crate::Streams::get_records) (DynamoDB Streams
     /// `GetShardIterator`): `TrimHorizon` is returned as is; `Latest` becomes
     /// `AfterSequenceNumber` of the shard's newest record (so later records
     /// are read, earlier ones are not); a sequence number must lie in the
@@ -176,13 +176,13 @@ impl Engine {
         })
     }
 
-    /// [`Engine::get_records`] with each record as stored
+    /// [`Streams::get_records`](crate::Streams::get_records) with each record as stored
     /// ([`StoredRecord`]: checked, not decoded), for readers that turn records
     /// into their own bytes. Same limits, positions and errors.
     ///
     /// # Errors
     ///
-    /// As [`Engine::get_records`].
+    /// As [`Streams::get_records`](crate::Streams::get_records).
     pub fn get_stored_records(
         &self,
         stream_arn: &str,
@@ -196,20 +196,20 @@ impl Engine {
         })
     }
 
-    /// [`Engine::get_stored_records`] for a reader that has no use for
+    /// [`Streams::get_stored_records`](crate::Streams::get_stored_records) for a reader that has no use for
     /// records of some kinds: a record whose `eventName` `full` rejects
     /// comes as its header ([`StoredEntry::Header`]: `SequenceNumber`,
     /// time, kind, table, TTL deletion or not), checked as far as that and
     /// no further, so a fault in its keys or images is not found; it counts
     /// its stored length towards the 1 MB limit instead of its `SizeBytes`
     /// (not computed), so a read can end at another record than
-    /// [`Engine::get_stored_records`]' would. Every other record comes whole
+    /// [`Streams::get_stored_records`](crate::Streams::get_stored_records)' would. Every other record comes whole
     /// ([`StoredEntry::Record`]), as does one whose identity is not the TTL
     /// service's. Same positions, record limit and errors.
     ///
     /// # Errors
     ///
-    /// As [`Engine::get_records`].
+    /// As [`Streams::get_records`](crate::Streams::get_records).
     pub fn get_stored_records_of(
         &self,
         stream_arn: &str,
