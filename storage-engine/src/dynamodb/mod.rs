@@ -30,7 +30,17 @@ pub(crate) mod write_with;
 /// change stream across its shards. Borrows the engine; cheap to copy.
 #[derive(Clone, Copy)]
 pub struct DynamoDb<'a> {
-    pub(crate) inner: &'a crate::engine::Inner,
+    pub(crate) inner: &'a crate::state::Inner,
+    pub(crate) cache: &'a DynamoDbCache,
+}
+
+/// The DynamoDB model's in-memory state, beside the shared one.
+pub(crate) struct DynamoDbCache {
+    /// Table metadata cache; changed only under the write lock, after the commit.
+    pub tables:
+        std::sync::RwLock<std::collections::BTreeMap<String, std::sync::Arc<meta::TableMeta>>>,
+    /// Where each table's expiry index is known empty below (see `swept_floor.rs`).
+    pub swept_floors: swept_floor::SweptFloors,
 }
 
 impl std::fmt::Debug for DynamoDb<'_> {

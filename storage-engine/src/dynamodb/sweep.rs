@@ -95,7 +95,7 @@ impl DynamoDb<'_> {
             // took 140 to 183 s to sweep that way in `engine_bench`'s read
             // phase, 25 to 29 s from the floor.
             if let Bound::Included(start) = &from
-                && let Some(floor) = self.inner.swept_floors.get(meta.id)
+                && let Some(floor) = self.cache.swept_floors.get(meta.id)
                 && floor > *start
             {
                 if floor >= window_end {
@@ -119,7 +119,7 @@ impl DynamoDb<'_> {
                 Bound::Unbounded => (window_start.clone(), true),
             };
             let Some(last) = candidates.last() else {
-                self.inner.swept_floors.swept(
+                self.cache.swept_floors.swept(
                     meta.id,
                     &scan_from,
                     nothing_below,
@@ -228,7 +228,7 @@ impl DynamoDb<'_> {
             batch.commit()?;
             let allocated = seq.finish();
             state.apply(allocated);
-            self.inner.swept_floors.swept(
+            self.cache.swept_floors.swept(
                 meta.id,
                 &scan_from,
                 nothing_below,
@@ -589,7 +589,7 @@ mod tests {
         };
         assert_eq!(pass(10), 10);
         let id = engine.dynamodb().table_meta("Tbl").unwrap().id;
-        let floor = engine.inner.swept_floors.get(id).unwrap();
+        let floor = engine.dynamodb.swept_floors.get(id).unwrap();
         // Written behind the floor between two passes: below it, and at the
         // key the last pass deleted last.
         engine.dynamodb().put_item("Tbl", item("a", 1_020)).unwrap();
@@ -597,13 +597,13 @@ mod tests {
             .dynamodb()
             .put_item("Tbl", item("k09", 1_050))
             .unwrap();
-        assert!(engine.inner.swept_floors.get(id).unwrap() < floor);
+        assert!(engine.dynamodb.swept_floors.get(id).unwrap() < floor);
         assert_eq!(pass(100), 22);
         assert!(engine.dynamodb().scan("Tbl").unwrap().is_empty());
         // Nothing left in the window: the next pass starts at its end.
         assert_eq!(pass(100), 0);
         let end = crate::storage::expiry_bound(id, 1_100);
-        assert_eq!(engine.inner.swept_floors.get(id), Some(end));
+        assert_eq!(engine.dynamodb.swept_floors.get(id), Some(end));
     }
 
     #[test]

@@ -96,7 +96,7 @@ impl DynamoDb<'_> {
         let now_millis = self.inner.clock.now_millis();
         let (low, high) = expired_range_secs(now_millis);
         let mut start = expiry_bound(meta.id, low);
-        if let Some(floor) = self.inner.swept_floors.get(meta.id)
+        if let Some(floor) = self.cache.swept_floors.get(meta.id)
             && floor > start
         {
             start = floor;

@@ -101,7 +101,7 @@ impl DynamoDb<'_> {
                 return Ok(());
             }
         }
-        self.inner.swept_floors.forget(meta.id);
+        self.cache.swept_floors.forget(meta.id);
         let store = &self.inner.store;
         // An empty table has nothing to index (its writes index themselves),
         // a table without entries nothing to purge. A purge restarts from
@@ -295,7 +295,7 @@ impl DynamoDb<'_> {
         })?;
         let store = &self.inner.store;
         let prefix = meta.id.to_be_bytes();
-        self.inner.swept_floors.forget(meta.id);
+        self.cache.swept_floors.forget(meta.id);
         for keyspace in [&store.items, &store.indexes] {
             self.remove_prefix(keyspace, &prefix)?;
         }
@@ -347,7 +347,7 @@ impl DynamoDb<'_> {
 
     fn uncache_meta(&self, table: &str) {
         let mut tables = self
-            .inner
+            .cache
             .tables
             .write()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -355,7 +355,7 @@ impl DynamoDb<'_> {
     }
 
     fn read_tables(&self) -> std::sync::RwLockReadGuard<'_, BTreeMap<String, Arc<TableMeta>>> {
-        self.inner
+        self.cache
             .tables
             .read()
             .unwrap_or_else(PoisonError::into_inner)
@@ -371,7 +371,7 @@ impl DynamoDb<'_> {
 
     pub(crate) fn cache_meta(&self, meta: TableMeta) {
         let mut tables = self
-            .inner
+            .cache
             .tables
             .write()
             .unwrap_or_else(PoisonError::into_inner);

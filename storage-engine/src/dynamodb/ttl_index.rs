@@ -149,7 +149,7 @@ impl DynamoDb<'_> {
             let item = decode_stored_item(&value, Some(&attribute))?;
             if let Some(secs) = item_expiry_epoch_secs(&item, Some(spec)) {
                 let entry = expiry_key(meta.id, secs, pk);
-                self.inner.swept_floors.lower(meta.id, &entry);
+                self.cache.swept_floors.lower(meta.id, &entry);
                 batch.insert(&store.expiry, entry, Vec::<u8>::new());
             }
             read += 1;

@@ -12,7 +12,6 @@ use crate::dynamodb::item::decode_item;
 use crate::dynamodb::item::{key_only_bytes, validate_item};
 use crate::dynamodb::meta::TableMeta;
 use crate::dynamodb::ttl::item_expiry_epoch_secs;
-use crate::engine::WriteState;
 use crate::error::{StorageError, WriteError};
 use crate::storage::attribute::validate_attribute;
 use crate::storage::{ITEMS, corrupt, expiry_key, item_key};
@@ -20,6 +19,7 @@ use crate::stream::codec::{RecordParts, encode_item, encode_record, encode_recor
 use crate::stream::keys::stream_key;
 use crate::stream::record::{EventName, SequenceNumber, UserIdentity};
 use crate::stream::shards::alloc::SeqAlloc;
+use crate::stream::shards::alloc::WriteState;
 use fjall::OwnedWriteBatch;
 use serde_dynamo::{AttributeValue, Item};
 use std::collections::HashMap;
@@ -345,7 +345,7 @@ impl DynamoDb<'_> {
         }
         if let Some(secs) = new_exp {
             let key = expiry_key(meta.id, secs, pk);
-            self.inner.swept_floors.lower(meta.id, &key);
+            self.cache.swept_floors.lower(meta.id, &key);
             batch.insert(&store.expiry, key, Vec::<u8>::new());
         }
         crate::dynamodb::index::stage(store, batch, meta, pk, old, new)?;

@@ -44,7 +44,7 @@ pub use value::{SpannerType, SpannerValue, rfc3339_millis};
 /// Borrows the engine; cheap to copy.
 #[derive(Clone, Copy)]
 pub struct Spanner<'a> {
-    pub(crate) inner: &'a crate::engine::Inner,
+    pub(crate) inner: &'a crate::state::Inner,
 }
 
 impl std::fmt::Debug for Spanner<'_> {

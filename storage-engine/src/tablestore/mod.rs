@@ -37,7 +37,7 @@ pub use write::PutColumn;
 /// Borrows the engine; cheap to copy.
 #[derive(Clone, Copy)]
 pub struct Tablestore<'a> {
-    pub(crate) inner: &'a crate::engine::Inner,
+    pub(crate) inner: &'a crate::state::Inner,
 }
 
 impl std::fmt::Debug for Tablestore<'_> {

@@ -4,8 +4,9 @@
 use super::Tablestore;
 use super::row::{ReadOptions, Row, StoredRow};
 use super::{TablestoreMeta, load};
-use crate::error::{ReadError, StreamError};
+use crate::error::ReadError;
 use crate::storage::{ITEMS, decode_json};
+use crate::stream::error::StreamError;
 use crate::stream::keys::{decode_record, stream_key};
 use crate::stream::record::{ChangeRecord, SequenceNumber, StreamPosition};
 use crate::stream::shards::trim::untrimmed_start;

@@ -75,7 +75,7 @@ use std::fmt;
 use std::time::Duration;
 
 #[allow(unused_imports)] // doc links
-use crate::{Engine, StreamError};
+use crate::stream::error::StreamError;
 
 pub use meta::{STREAM_ARN_ACCOUNT, STREAM_ARN_REGION};
 pub use trim::TrimReport;
@@ -87,7 +87,7 @@ pub use trim::TrimReport;
 /// engine; cheap to copy.
 #[derive(Clone, Copy)]
 pub struct Streams<'a> {
-    pub(crate) inner: &'a crate::engine::Inner,
+    pub(crate) store: &'a crate::storage::Store,
 }
 
 impl std::fmt::Debug for Streams<'_> {

@@ -11,8 +11,8 @@ use super::{
     StreamDescription, StreamStatus, StreamSummary,
 };
 use crate::error::StorageError;
-use crate::error::StreamError;
 use crate::stream::codec::{StoredEntry, StoredRecord};
+use crate::stream::error::StreamError;
 use crate::stream::keys::{decode_record, stored_entry, stored_record, stream_key};
 use crate::stream::record::{EventName, SequenceNumber, StreamPosition};
 use fjall::{Readable, Snapshot};
@@ -36,9 +36,9 @@ impl Streams<'_> {
     ///
     /// [`StreamError::Storage`].
     pub fn list_streams(&self, table: Option<&str>) -> Result<Vec<StreamSummary>, StreamError> {
-        let snapshot = self.inner.store.db.snapshot();
+        let snapshot = self.store.db.snapshot();
         let mut out: Vec<(String, i64, StreamSummary)> =
-            load_streams(&snapshot, &self.inner.store.shards)?
+            load_streams(&snapshot, &self.store.shards)?
                 .into_iter()
                 .filter(|s| table.is_none_or(|t| s.entry.table_name == t))
                 .map(|s| {
@@ -74,7 +74,7 @@ impl Streams<'_> {
     /// [`StreamError::InvalidStreamArn`]; [`StreamError::StreamNotFound`];
     /// [`StreamError::Storage`].
     pub fn describe_stream(&self, stream_arn: &str) -> Result<StreamDescription, StreamError> {
-        let snapshot = self.inner.store.db.snapshot();
+        let snapshot = self.store.db.snapshot();
         let found = self.find_stream(&snapshot, stream_arn)?;
         let e = &found.stream.entry;
         Ok(StreamDescription {
@@ -116,7 +116,7 @@ impl Streams<'_> {
         shard_id: &str,
         position: StreamPosition,
     ) -> Result<StreamPosition, StreamError> {
-        let snapshot = self.inner.store.db.snapshot();
+        let snapshot = self.store.db.snapshot();
         let found = self.find_stream(&snapshot, stream_arn)?;
         let (shard, last) = found.shard(stream_arn, shard_id)?;
         match position {
@@ -238,7 +238,7 @@ impl Streams<'_> {
             StreamPosition::Latest => self.shard_iterator(stream_arn, shard_id, position)?,
             other => other,
         };
-        let snapshot = self.inner.store.db.snapshot();
+        let snapshot = self.store.db.snapshot();
         let found = self.find_stream(&snapshot, stream_arn)?;
         let (shard, last) = found.shard(stream_arn, shard_id)?;
         found.check_trim(position)?;
@@ -262,7 +262,7 @@ impl Streams<'_> {
             let lo = stream_key(id, SequenceNumber(from));
             let hi = stream_key(id, SequenceNumber(last));
             let mut bytes = 0u64;
-            for guard in snapshot.range(&self.inner.store.stream, lo..=hi) {
+            for guard in snapshot.range(&self.store.stream, lo..=hi) {
                 let (size, sequence_number, record) = read(guard.value()?)?;
                 bytes = bytes.saturating_add(size);
                 if !records.is_empty() && bytes > MAX_GET_RECORDS_BYTES {
@@ -293,7 +293,7 @@ impl Streams<'_> {
                 stream_arn: stream_arn.to_string(),
                 message: m.to_string(),
             })?;
-        let ks = &self.inner.store.shards;
+        let ks = &self.store.shards;
         let streams = load_streams(snapshot, ks)?;
         let pos = streams
             .iter()
@@ -326,10 +326,7 @@ impl Streams<'_> {
     ) -> Result<Option<u64>, StreamError> {
         let lo = stream_key(table_id, SequenceNumber(from));
         let hi = stream_key(table_id, SequenceNumber(to));
-        match snapshot
-            .range(&self.inner.store.stream, lo..=hi)
-            .next_back()
-        {
+        match snapshot.range(&self.store.stream, lo..=hi).next_back() {
             Some(guard) => Ok(Some(
                 crate::stream::keys::decode_stream_key(&guard.key()?)?.0,
             )),
