@@ -10,10 +10,9 @@ use crate::error::ReadError;
 use crate::storage::key::encode_key_value;
 use crate::storage::{expiry_bound, item_key};
 use crate::stream::error::StreamError;
-use crate::stream::keys::{decode_record, stream_key};
+use crate::stream::keys::decode_record;
 use crate::stream::record::{ChangeRecord, SequenceNumber, StreamPosition};
-use crate::stream::shards::trim::untrimmed_start;
-use fjall::Readable;
+use crate::stream::table_read::read_table_records;
 use serde_dynamo::{AttributeValue, Item};
 use std::sync::Arc;
 
@@ -121,26 +120,14 @@ impl DynamoDb<'_> {
         limit: usize,
     ) -> Result<Vec<ChangeRecord>, StreamError> {
         let meta = self.stream_meta(table)?;
-        let start = match from {
-            StreamPosition::TrimHorizon => 0,
-            StreamPosition::Latest => return Ok(Vec::new()),
-            StreamPosition::AtSequenceNumber(s) => s.0,
-            StreamPosition::AfterSequenceNumber(s) => match s.0.checked_add(1) {
-                Some(n) => n,
-                None => return Ok(Vec::new()),
-            },
-        };
-        let store = &self.inner.store;
-        let snapshot = store.db.snapshot();
-        let start = untrimmed_start(store, &snapshot, table, meta.id, from, start)?;
-        let lo = stream_key(meta.id, SequenceNumber(start));
-        let hi = stream_key(meta.id, SequenceNumber(u64::MAX));
-        let mut out = Vec::new();
-        for guard in snapshot.range(&store.stream, lo..=hi).take(limit) {
-            let value = guard.value()?;
-            out.push(decode_record(&value)?);
-        }
-        Ok(out)
+        read_table_records(
+            &self.inner.store,
+            table,
+            meta.id,
+            from,
+            limit,
+            |_, value| Ok(decode_record(value)?),
+        )
     }
 
     /// The sequence number of the newest record of `table`'s stream, or

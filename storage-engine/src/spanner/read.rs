@@ -9,10 +9,9 @@ use super::value::SpannerValue;
 use crate::error::{ReadError, TableError};
 use crate::storage::{ITEMS, STREAM, decode_json};
 use crate::stream::error::StreamError;
-use crate::stream::keys::{decode_stream_key, stream_key};
+use crate::stream::keys::decode_stream_key;
 use crate::stream::record::{SequenceNumber, StreamPosition};
-use crate::stream::shards::trim::untrimmed_start;
-use fjall::Readable;
+use crate::stream::table_read::read_table_records;
 
 fn read_err(e: TableError) -> ReadError {
     match e {
@@ -151,30 +150,22 @@ impl Spanner<'_> {
                 table: table.to_string(),
             });
         }
-        let start = match after {
-            None => 0,
-            Some(s) => match s.0.checked_add(1) {
-                Some(n) => n,
-                None => return Ok(Vec::new()),
-            },
-        };
         let from = match after {
             None => StreamPosition::TrimHorizon,
             Some(s) => StreamPosition::AfterSequenceNumber(s),
         };
-        let store = &self.inner.store;
-        let snapshot = store.db.snapshot();
-        let start = untrimmed_start(&self.inner.store, &snapshot, table, meta.id, from, start)?;
-        let lo = stream_key(meta.id, SequenceNumber(start));
-        let hi = stream_key(meta.id, SequenceNumber(u64::MAX));
-        let mut out = Vec::new();
-        for guard in snapshot.range(&store.stream, lo..=hi).take(limit) {
-            let (k, v) = guard.into_inner()?;
-            out.push(SpannerStreamEntry {
-                sequence_number: decode_stream_key(&k)?,
-                record: decode_json(STREAM, "data change record", &v)?,
-            });
-        }
-        Ok(out)
+        read_table_records(
+            &self.inner.store,
+            table,
+            meta.id,
+            from,
+            limit,
+            |key, value| {
+                Ok(SpannerStreamEntry {
+                    sequence_number: decode_stream_key(key)?,
+                    record: decode_json(STREAM, "data change record", value)?,
+                })
+            },
+        )
     }
 }

@@ -7,3 +7,4 @@ pub(crate) mod error;
 pub(crate) mod keys;
 pub(crate) mod record;
 pub(crate) mod shards;
+pub(crate) mod table_read;

@@ -179,3 +179,160 @@ pub(crate) struct Pass {
     /// Most deletions per atomic batch (at least 1).
     pub batch: usize,
 }
+
+#[cfg(test)]
+mod tests {
+    //! The budget and fairness of a pass across tables and models.
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::{
+        AttributeValue, Engine, EngineOptions, Item, ManualClock, ScalarAttributeType,
+        TableDefinition, TimeToLiveSpecification,
+    };
+    use std::collections::HashMap;
+    use std::sync::Arc;
+
+    fn item(pk: &str, ttl: i64) -> Item {
+        HashMap::from([
+            ("pk".to_string(), AttributeValue::S(pk.into())),
+            ("ttl".to_string(), AttributeValue::N(ttl.to_string())),
+        ])
+        .into()
+    }
+
+    /// An engine at epoch 1,000,000 ms (the returned clock moves it) with
+    /// table `Tbl` (String key `pk`, TTL attribute `ttl`).
+    fn engine_with_table(
+        dir: &std::path::Path,
+        table: TableDefinition,
+    ) -> (Engine, Arc<ManualClock>) {
+        let clock = Arc::new(ManualClock::new(1_000_000));
+        let options = EngineOptions {
+            clock: clock.clone(),
+            ..Default::default()
+        };
+        let engine = Engine::open(dir, options).unwrap();
+        engine.dynamodb().create_table(table).unwrap();
+        engine
+            .dynamodb()
+            .update_time_to_live("Tbl", TimeToLiveSpecification::enabled("ttl"))
+            .unwrap();
+        (engine, clock)
+    }
+
+    #[test]
+    fn each_pass_lets_another_table_lead_and_reports_work_left() {
+        let dir = tempfile::tempdir().unwrap();
+        let clock = Arc::new(ManualClock::new(1_000_000));
+        let options = EngineOptions {
+            clock: clock.clone(),
+            ..Default::default()
+        };
+        let engine = Engine::open(dir.path(), options).unwrap();
+        let tables = ["Aaa", "Bbb", "Ccc"];
+        for table in tables {
+            engine
+                .dynamodb()
+                .create_table(TableDefinition::new(table, "pk", ScalarAttributeType::S))
+                .unwrap();
+            engine
+                .dynamodb()
+                .update_time_to_live(table, TimeToLiveSpecification::enabled("ttl"))
+                .unwrap();
+            let items = (0..10).map(|i| item(&format!("k{i}"), 999)).collect();
+            engine.dynamodb().put_items(table, items).unwrap();
+        }
+        // Passes of 2 deletions over 3 tables: a share of 1 each, so one
+        // table is left out of each pass; a different one each time.
+        for first in 0..3 {
+            let limits = PassLimits {
+                max_deletes: Some(2),
+                max_indexed: None,
+                batch: 1024,
+                first,
+            };
+            let pass = engine.sweep(limits).unwrap();
+            assert_eq!(pass.report.deleted, 2);
+            assert!(pass.more, "a pass that spent its budget reports work left");
+        }
+        for table in tables {
+            assert_eq!(engine.dynamodb().scan(table).unwrap().len(), 8, "{table}");
+        }
+        let rest = PassLimits {
+            max_deletes: Some(100),
+            max_indexed: None,
+            batch: 1024,
+            first: 3,
+        };
+        let pass = engine.sweep(rest).unwrap();
+        assert_eq!(pass.report.deleted, 24);
+        assert!(!pass.more, "nothing left");
+    }
+
+    #[test]
+    fn one_budget_is_shared_across_the_three_models() {
+        use crate::spanner::{
+            RowDeletionPolicy, SpannerRow, SpannerTableDefinition, SpannerType, SpannerValue,
+        };
+        use crate::tablestore::{
+            PutColumn, ReadOptions, TablestoreOptions, TablestoreTableDefinition,
+        };
+        const DAY_MILLIS: u64 = 86_400_000;
+        let dir = tempfile::tempdir().unwrap();
+        let table = TableDefinition::new("Tbl", "pk", ScalarAttributeType::S);
+        let (engine, clock) = engine_with_table(dir.path(), table);
+        engine
+            .tablestore()
+            .create_table(
+                TablestoreTableDefinition::new("Ts", "id", ScalarAttributeType::S)
+                    .with_options(TablestoreOptions::with_time_to_live_secs(86_400)),
+            )
+            .unwrap();
+        engine
+            .spanner()
+            .create_table(
+                SpannerTableDefinition::new("Sp")
+                    .column("Id", SpannerType::Int64)
+                    .column("CreatedAt", SpannerType::Timestamp)
+                    .primary_key(["Id"])
+                    .row_deletion_policy(RowDeletionPolicy::older_than("CreatedAt", 1)),
+            )
+            .unwrap();
+        let items = (0..300).map(|i| item(&format!("k{i:03}"), 999)).collect();
+        engine.dynamodb().put_items("Tbl", items).unwrap();
+        for i in 0..10 {
+            let key: Item =
+                HashMap::from([("id".to_string(), AttributeValue::S(format!("r{i}")))]).into();
+            let column = PutColumn::new("col", AttributeValue::N(i.to_string()));
+            engine
+                .tablestore()
+                .put_row("Ts", key, vec![column])
+                .unwrap();
+            let row = SpannerRow::from([
+                ("Id".to_string(), SpannerValue::Int64(i)),
+                ("CreatedAt".to_string(), SpannerValue::Timestamp(1_000_000)),
+            ]);
+            engine.spanner().insert_row("Sp", row).unwrap();
+        }
+        clock.advance(std::time::Duration::from_millis(DAY_MILLIS + 2_000));
+        let limits = PassLimits {
+            max_deletes: Some(100),
+            max_indexed: None,
+            batch: crate::SWEEP_CHUNK,
+            first: 0,
+        };
+        let pass = engine.sweep(limits).unwrap();
+        assert_eq!(pass.report.deleted, 100);
+        // A third of the budget each first: the two small tables are emptied
+        // although the big DynamoDB table comes first; it gets the rest.
+        assert!(
+            engine
+                .tablestore()
+                .scan_rows("Ts", ReadOptions::default())
+                .unwrap()
+                .is_empty()
+        );
+        assert!(engine.spanner().scan_table("Sp").unwrap().is_empty());
+        assert_eq!(engine.dynamodb().scan("Tbl").unwrap().len(), 220);
+    }
+}

@@ -7,10 +7,9 @@ use super::{TablestoreMeta, load};
 use crate::error::ReadError;
 use crate::storage::{ITEMS, decode_json};
 use crate::stream::error::StreamError;
-use crate::stream::keys::{decode_record, stream_key};
-use crate::stream::record::{ChangeRecord, SequenceNumber, StreamPosition};
-use crate::stream::shards::trim::untrimmed_start;
-use fjall::Readable;
+use crate::stream::keys::decode_record;
+use crate::stream::record::{ChangeRecord, StreamPosition};
+use crate::stream::table_read::read_table_records;
 use serde_dynamo::Item;
 
 impl Tablestore<'_> {
@@ -87,25 +86,14 @@ impl Tablestore<'_> {
                 table: table.to_string(),
             });
         }
-        let start = match from {
-            StreamPosition::TrimHorizon => 0,
-            StreamPosition::Latest => return Ok(Vec::new()),
-            StreamPosition::AtSequenceNumber(s) => s.0,
-            StreamPosition::AfterSequenceNumber(s) => match s.0.checked_add(1) {
-                Some(n) => n,
-                None => return Ok(Vec::new()),
-            },
-        };
-        let store = &self.inner.store;
-        let snapshot = store.db.snapshot();
-        let start = untrimmed_start(&self.inner.store, &snapshot, table, meta.id, from, start)?;
-        let lo = stream_key(meta.id, SequenceNumber(start));
-        let hi = stream_key(meta.id, SequenceNumber(u64::MAX));
-        let mut out = Vec::new();
-        for guard in snapshot.range(&store.stream, lo..=hi).take(limit) {
-            out.push(decode_record(&guard.value()?)?);
-        }
-        Ok(out)
+        read_table_records(
+            &self.inner.store,
+            table,
+            meta.id,
+            from,
+            limit,
+            |_, value| Ok(decode_record(value)?),
+        )
     }
 
     fn tablestore_read_meta(&self, table: &str) -> Result<TablestoreMeta, ReadError> {

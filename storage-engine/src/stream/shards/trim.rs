@@ -13,9 +13,8 @@ use super::meta::{
 };
 use crate::error::StorageError;
 use crate::storage::{STREAM, Store, corrupt};
-use crate::stream::error::StreamError;
 use crate::stream::keys::{decode_stream_key, stream_key};
-use crate::stream::record::{SequenceNumber, StreamPosition};
+use crate::stream::record::SequenceNumber;
 use fjall::Readable;
 use std::collections::BTreeSet;
 
@@ -150,36 +149,6 @@ fn trim_records(
             return Ok(removed);
         }
     }
-}
-
-/// Where a read of table `id`'s records from position `from` (the
-/// first wanted sequence number `start`) begins once retention is taken
-/// into account: past the trimmed-through mark for `TrimHorizon`, and
-/// [`StreamError::TrimmedDataAccess`] for a position at or below it. The
-/// one check for the stream readers of all three TTL models.
-pub(crate) fn untrimmed_start(
-    store: &Store,
-    snapshot: &fjall::Snapshot,
-    table: &str,
-    id: u32,
-    from: StreamPosition,
-    start: u64,
-) -> Result<u64, StreamError> {
-    let trimmed = super::meta::trimmed_through(snapshot, &store.shards, id)?;
-    if let Some(t) = trimmed
-        && from != StreamPosition::TrimHorizon
-        && start <= t
-    {
-        return Err(StreamError::TrimmedDataAccess {
-            table: table.to_string(),
-            position: match from {
-                StreamPosition::AtSequenceNumber(s) => format!("AT_SEQUENCE_NUMBER {s}"),
-                _ => format!("AFTER_SEQUENCE_NUMBER {}", SequenceNumber(start - 1)),
-            },
-            trimmed_through: SequenceNumber(t),
-        });
-    }
-    Ok(start.max(trimmed.map_or(0, |t| t.saturating_add(1))))
 }
 
 /// Reads a stored record's time (epoch ms): ApproximateCreationDateTime, or
