@@ -12,6 +12,7 @@ pub(crate) mod query;
 pub(crate) mod read;
 pub(crate) mod read_page;
 pub(crate) mod request;
+pub(crate) mod stage;
 pub(crate) mod stream_admin;
 pub(crate) mod sweep;
 pub(crate) mod swept_floor;

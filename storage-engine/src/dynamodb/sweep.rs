@@ -44,11 +44,12 @@
 
 use super::DynamoDb;
 use crate::dynamodb::meta::TableMeta;
+use crate::dynamodb::stage::{Change, StoredRemoval};
 use crate::dynamodb::table::TimeToLiveSpecification;
 use crate::dynamodb::ttl::{
     expired_range_secs, is_expired_at, item_expiry_epoch_secs, number_expiry_secs,
 };
-use crate::dynamodb::write::{Change, StoredRemoval, decode_stored_item};
+use crate::dynamodb::write::decode_stored_item;
 use crate::error::StorageError;
 use crate::storage::{ITEMS, corrupt, decode_expiry_key, expiry_bound, item_key};
 use crate::stream::record::UserIdentity;
