@@ -212,6 +212,8 @@ mod storage;
 mod stream;
 mod sweeper;
 pub mod tablestore;
+#[cfg(test)]
+mod testing;
 
 pub use dynamodb::DynamoDb;
 pub use dynamodb::expr::{

@@ -3,15 +3,11 @@
 
 #![allow(clippy::unwrap_used)]
 use super::*;
-use crate::Engine;
 use crate::storage::{expiry_key, item_key};
 use crate::sweeper::pass::PassLimits;
-use crate::{
-    AttributeValue, EngineOptions, Item, ManualClock, ScalarAttributeType, TableDefinition,
-    TimeToLiveSpecification,
-};
+use crate::testing::{engine_with_table, item};
+use crate::{AttributeValue, Item, ScalarAttributeType, TableDefinition};
 use std::collections::HashMap;
-use std::sync::Arc;
 
 /// A pass without limits, deleting `batch` items per atomic batch.
 fn unbounded(batch: usize) -> PassLimits {
@@ -21,31 +17,6 @@ fn unbounded(batch: usize) -> PassLimits {
         batch,
         first: 0,
     }
-}
-
-fn item(pk: &str, ttl: i64) -> Item {
-    HashMap::from([
-        ("pk".to_string(), AttributeValue::S(pk.into())),
-        ("ttl".to_string(), AttributeValue::N(ttl.to_string())),
-    ])
-    .into()
-}
-
-/// An engine at epoch 1,000,000 ms (the returned clock moves it) with
-/// table `Tbl` (String key `pk`, TTL attribute `ttl`).
-fn engine_with_table(dir: &std::path::Path, table: TableDefinition) -> (Engine, Arc<ManualClock>) {
-    let clock = Arc::new(ManualClock::new(1_000_000));
-    let options = EngineOptions {
-        clock: clock.clone(),
-        ..Default::default()
-    };
-    let engine = Engine::open(dir, options).unwrap();
-    engine.dynamodb().create_table(table).unwrap();
-    engine
-        .dynamodb()
-        .update_time_to_live("Tbl", TimeToLiveSpecification::enabled("ttl"))
-        .unwrap();
-    (engine, clock)
 }
 
 #[test]

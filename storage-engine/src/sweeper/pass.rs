@@ -185,40 +185,13 @@ mod tests {
     //! The budget and fairness of a pass across tables and models.
     #![allow(clippy::unwrap_used)]
     use super::*;
+    use crate::testing::{engine_with_table, item};
     use crate::{
         AttributeValue, Engine, EngineOptions, Item, ManualClock, ScalarAttributeType,
         TableDefinition, TimeToLiveSpecification,
     };
     use std::collections::HashMap;
     use std::sync::Arc;
-
-    fn item(pk: &str, ttl: i64) -> Item {
-        HashMap::from([
-            ("pk".to_string(), AttributeValue::S(pk.into())),
-            ("ttl".to_string(), AttributeValue::N(ttl.to_string())),
-        ])
-        .into()
-    }
-
-    /// An engine at epoch 1,000,000 ms (the returned clock moves it) with
-    /// table `Tbl` (String key `pk`, TTL attribute `ttl`).
-    fn engine_with_table(
-        dir: &std::path::Path,
-        table: TableDefinition,
-    ) -> (Engine, Arc<ManualClock>) {
-        let clock = Arc::new(ManualClock::new(1_000_000));
-        let options = EngineOptions {
-            clock: clock.clone(),
-            ..Default::default()
-        };
-        let engine = Engine::open(dir, options).unwrap();
-        engine.dynamodb().create_table(table).unwrap();
-        engine
-            .dynamodb()
-            .update_time_to_live("Tbl", TimeToLiveSpecification::enabled("ttl"))
-            .unwrap();
-        (engine, clock)
-    }
 
     #[test]
     fn each_pass_lets_another_table_lead_and_reports_work_left() {
@@ -271,9 +244,7 @@ mod tests {
 
     #[test]
     fn one_budget_is_shared_across_the_three_models() {
-        use crate::spanner::{
-            RowDeletionPolicy, SpannerRow, SpannerTableDefinition, SpannerType, SpannerValue,
-        };
+        use crate::spanner::{SpannerRow, SpannerValue};
         use crate::tablestore::{
             PutColumn, ReadOptions, TablestoreOptions, TablestoreTableDefinition,
         };
@@ -290,13 +261,7 @@ mod tests {
             .unwrap();
         engine
             .spanner()
-            .create_table(
-                SpannerTableDefinition::new("Sp")
-                    .column("Id", SpannerType::Int64)
-                    .column("CreatedAt", SpannerType::Timestamp)
-                    .primary_key(["Id"])
-                    .row_deletion_policy(RowDeletionPolicy::older_than("CreatedAt", 1)),
-            )
+            .create_table(crate::testing::spanner_one_day_table("Sp"))
             .unwrap();
         let items = (0..300).map(|i| item(&format!("k{i:03}"), 999)).collect();
         engine.dynamodb().put_items("Tbl", items).unwrap();

@@ -42,26 +42,16 @@ impl SweepResume {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
-    use crate::spanner::{
-        RowDeletionPolicy, SpannerRow, SpannerTableDefinition, SpannerType, SpannerValue,
-    };
+    use crate::spanner::{SpannerRow, SpannerValue};
     use crate::sweeper::pass::PassLimits;
     use crate::tablestore::{PutColumn, ReadOptions, TablestoreOptions, TablestoreTableDefinition};
-    use crate::{AttributeValue, Engine, EngineOptions, ManualClock, ScalarAttributeType};
+    use crate::testing::engine_at;
+    use crate::{AttributeValue, Engine, ScalarAttributeType};
     use std::collections::HashMap;
-    use std::sync::Arc;
+
     use std::time::Duration;
 
     const DAY_MILLIS: u64 = 86_400_000;
-
-    fn engine(dir: &std::path::Path) -> (Engine, Arc<ManualClock>) {
-        let clock = Arc::new(ManualClock::new(1_000_000_000));
-        let options = EngineOptions {
-            clock: clock.clone(),
-            ..Default::default()
-        };
-        (Engine::open(dir, options).unwrap(), clock)
-    }
 
     /// One pass deleting at most `max`, 4 per batch.
     fn pass(engine: &Engine, max: usize) -> u64 {
@@ -86,7 +76,7 @@ mod tests {
     #[test]
     fn tablestore_passes_go_on_where_the_last_stopped_and_start_over_at_the_end() {
         let dir = tempfile::tempdir().unwrap();
-        let (engine, clock) = engine(dir.path());
+        let (engine, clock) = engine_at(dir.path(), 1_000_000_000);
         engine
             .tablestore()
             .create_table(
@@ -136,16 +126,10 @@ mod tests {
     #[test]
     fn spanner_passes_go_on_where_the_last_stopped_and_start_over_at_the_end() {
         let dir = tempfile::tempdir().unwrap();
-        let (engine, clock) = engine(dir.path());
+        let (engine, clock) = engine_at(dir.path(), 1_000_000_000);
         engine
             .spanner()
-            .create_table(
-                SpannerTableDefinition::new("Sp")
-                    .column("Id", SpannerType::Int64)
-                    .column("CreatedAt", SpannerType::Timestamp)
-                    .primary_key(["Id"])
-                    .row_deletion_policy(RowDeletionPolicy::older_than("CreatedAt", 1)),
-            )
+            .create_table(crate::testing::spanner_one_day_table("Sp"))
             .unwrap();
         let row = |id: i64, at: i64| {
             SpannerRow::from([
