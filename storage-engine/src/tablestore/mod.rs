@@ -17,16 +17,21 @@
 //!   deleted with a REMOVE record tagged [`UserIdentity::dynamodb_ttl`](crate::UserIdentity::dynamodb_ttl)
 //!   (the same system tag as DynamoDB TTL), atomically with the row.
 
+mod catalog;
+mod change;
 mod options;
+mod range;
 mod read;
 mod row;
 mod sweep;
 mod write;
 
+pub use change::{ColumnChange, RowExistence};
 pub use options::{
     DEFAULT_MAX_TIME_DEVIATION_SECS, MIN_TIME_TO_LIVE_SECS, TablestoreOptions,
     TablestoreOptionsError,
 };
+pub use range::{Direction, KeyBound, MAX_RANGE_ROWS, RangePage, RangeRequest};
 pub use row::{Cell, ReadOptions, Row, TimeRange};
 pub use write::PutColumn;
 
