@@ -2,8 +2,9 @@
 Tablestore JSON API, with `requests`: a table with `time_to_live` and
 `max_versions`, cells written at versions over the day, read hidden and
 brought back by UpdateTable, rows removed by the sweeper only once all their
-cells have expired; then a table of bad requests, each answered with
-Tablestore's error code and HTTP status.
+cells have expired, the change records read with the stream operations;
+then a table of bad requests, each answered with Tablestore's error code and
+HTTP status.
 
 Usage: python ttl_life.py ENDPOINT_URL
 
@@ -83,6 +84,23 @@ def users():
     return [r["primary_key"][0]["value"]["STRING"] for r in answer["rows"]]
 
 
+def read_records(iterator):
+    """Every record from `iterator` on, one per call; returns them and the
+    iterator to continue from."""
+    records = []
+    while True:
+        page = ok("GetStreamRecord", {"shard_iterator": iterator, "limit": 1})
+        if not page["stream_records"]:
+            return records, iterator
+        records += page["stream_records"]
+        iterator = page["next_shard_iterator"]
+
+
+def summary(records):
+    return [[r["action_type"], r["record"]["primary_key"][0]["value"]["STRING"],
+             r.get("user_identity")] for r in records]
+
+
 seen = {}
 
 # Unsigned: refused as the DynamoDB API refuses it.
@@ -93,6 +111,7 @@ ok("CreateTable", {
     "table_meta": {"table_name": TABLE, "primary_key": [{"name": "user", "type": "STRING"}]},
     "reserved_throughput": {"capacity_unit": {"read": 0, "write": 0}},
     "table_options": {"time_to_live": 86400, "max_versions": 2},
+    "stream_spec": {"enable_stream": True},
 })
 seen["options"] = ok("DescribeTable", {"table_name": TABLE})["table_options"]
 now = post("/_ttlstream/clock", {"AdvanceMillis": 0})[1]["EpochMillis"]
@@ -104,6 +123,13 @@ ok("PutRow", {"table_name": TABLE, "row": {"primary_key": pk("alice"), "attribut
     cell("visits", 3, now - HOUR), cell("plan", 9, now - HOUR)]}})
 ok("PutRow", {"table_name": TABLE, "row": {"primary_key": pk("bob"), "attribute_columns": [
     cell("visits", 5, now - 20 * HOUR)]}})
+
+# The change records so far, through the stream operations: the two PutRows.
+stream_id = ok("ListStream", {"table_name": TABLE})["streams"][0]["stream_id"]
+shard = ok("DescribeStream", {"stream_id": stream_id})["shards"][0]["shard_id"]
+iterator = ok("GetShardIterator", {"stream_id": stream_id, "shard_id": shard})["shard_iterator"]
+records, iterator = read_records(iterator)
+seen["records_after_puts"] = summary(records)
 
 # max_versions 2 hides the oldest version at once; raising it brings it back.
 seen["max_versions_2"] = versions("alice")
@@ -177,6 +203,12 @@ for operation, body, status, code in bad:
 version_error = post("/PutRow", bad[5][1])[1]["message"]
 seen["version_error"] = version_error
 seen["bad_requests"] = answers
+
+# The rest of the change records: the sweeper's two row deletions, tagged as
+# system deletions. (The PutRows' records are past the stream's 24-hour
+# retention by now.)
+records, iterator = read_records(iterator)
+seen["records_at_end"] = summary(records)
 
 ok("DeleteTable", {"table_name": TABLE})
 seen["tables_left"] = ok("ListTable", {})["table_names"]

@@ -1,5 +1,5 @@
 //! The whole TTL life of a Tablestore-model table through `ttlstream
-//! serve`'s Tablestore JSON API (the real binary, manual clock, SigV4
+//! serve`'s Tablestore JSON API and its change records (the real binary, manual clock, SigV4
 //! credentials): `tests/tablestore/ttl_life.py`, run with `$TTLSTREAM_PYTHON`
 //! (the venv with `requests` and botocore from `scripts/test-tools.sh`).
 
@@ -93,4 +93,17 @@ fn requests_sees_versions_hidden_restored_and_swept() {
     );
     assert_eq!(seen["bad_requests"].as_array().map(Vec::len), Some(15));
     assert_eq!(seen["tables_left"], json!([]));
+    // Users' writes carry no identity; the sweeper's deletions the
+    // system-deletion tag.
+    let ttl = json!({"type": "Service", "principal_id": "dynamodb.amazonaws.com"});
+    assert_eq!(
+        seen["records_after_puts"],
+        json!([["PUT_ROW", "alice", null], ["PUT_ROW", "bob", null]]),
+        "{seen}"
+    );
+    assert_eq!(
+        seen["records_at_end"],
+        json!([["DELETE_ROW", "bob", ttl], ["DELETE_ROW", "alice", ttl]]),
+        "{seen}"
+    );
 }

@@ -13,6 +13,7 @@
 mod error;
 mod range;
 mod row;
+mod stream;
 mod table;
 mod value;
 
@@ -29,7 +30,7 @@ use serde_json::Value;
 use ttlstream_engine::Engine;
 
 /// The operations served, each at `POST /<name>`.
-const OPERATIONS: [&str; 10] = [
+const OPERATIONS: [&str; 14] = [
     "CreateTable",
     "UpdateTable",
     "DescribeTable",
@@ -40,6 +41,10 @@ const OPERATIONS: [&str; 10] = [
     "DeleteRow",
     "GetRow",
     "GetRange",
+    "ListStream",
+    "DescribeStream",
+    "GetShardIterator",
+    "GetStreamRecord",
 ];
 
 /// The Tablestore routes, to merge into the server's router.
@@ -103,6 +108,10 @@ fn dispatch(engine: &Engine, operation: &str, body: &[u8]) -> Result<Value, OtsE
         "DeleteRow" => row::delete_row(engine, body),
         "GetRow" => row::get_row(engine, body),
         "GetRange" => range::get_range(engine, body),
+        "ListStream" => stream::list_stream(engine, body),
+        "DescribeStream" => stream::describe_stream(engine, body),
+        "GetShardIterator" => stream::get_shard_iterator(engine, body),
+        "GetStreamRecord" => stream::get_stream_record(engine, body),
         other => Err(OtsError::invalid(format!(
             "Unsupported operation: {other}."
         ))),

@@ -488,3 +488,64 @@ async fn with_credentials_an_unsigned_request_is_refused() {
         "{answer}"
     );
 }
+
+#[tokio::test]
+async fn stream_operations_return_the_change_records() {
+    let h = support::start().await;
+    ok(&h.url, "CreateTable", &create_body("T", 86_400, 1)).await;
+    let now = START_MILLIS;
+    let put = |v: i64| {
+        json!({"table_name": "T", "row": {"primary_key": pk("a", 1),
+            "attribute_columns": [{"name": "c", "value": {"INTEGER": v}, "timestamp": now}]}})
+    };
+    ok(&h.url, "PutRow", &put(1)).await;
+    ok(&h.url, "PutRow", &put(2)).await;
+    ok(
+        &h.url,
+        "DeleteRow",
+        &json!({"table_name": "T", "primary_key": pk("a", 1)}),
+    )
+    .await;
+    assert_eq!(
+        ok(&h.url, "ListStream", &json!({})).await,
+        json!({"streams": [{"stream_id": "T", "table_name": "T"}]})
+    );
+    assert_eq!(
+        ok(&h.url, "DescribeStream", &json!({"stream_id": "T"})).await,
+        json!({"stream_id": "T", "table_name": "T", "stream_status": "STREAM_ACTIVE",
+               "shards": [{"shard_id": "0"}]})
+    );
+    let iterator = ok(
+        &h.url,
+        "GetShardIterator",
+        &json!({"stream_id": "T", "shard_id": "0"}),
+    )
+    .await;
+    let page = ok(
+        &h.url,
+        "GetStreamRecord",
+        &json!({"shard_iterator": iterator["shard_iterator"], "limit": 2}),
+    )
+    .await;
+    let record = |action: &str, seq: u64, value: i64| {
+        json!({"action_type": action, "sequence_number": seq, "origin_record_timestamp": now,
+               "record": {"primary_key": pk("a", 1),
+                          "attribute_columns": [{"name": "c", "value": {"INTEGER": value}}]}})
+    };
+    assert_eq!(
+        page["stream_records"],
+        json!([record("PUT_ROW", 1, 1), record("UPDATE_ROW", 2, 2)])
+    );
+    let page = ok(
+        &h.url,
+        "GetStreamRecord",
+        &json!({"shard_iterator": page["next_shard_iterator"]}),
+    )
+    .await;
+    assert_eq!(page["stream_records"], json!([record("DELETE_ROW", 3, 2)]));
+    let (status, answer) = call(&h.url, "DescribeStream", &json!({"stream_id": "Nope"})).await;
+    assert_eq!(
+        (status, answer["code"].as_str()),
+        (404, Some("OTSObjectNotExist"))
+    );
+}
