@@ -12,6 +12,7 @@ mod cloudwatch_put_metric_data;
 mod common;
 mod dead_letter;
 mod dynamodb_streams_lineage;
+mod engine_models;
 mod engine_owner;
 mod file_source;
 mod lambda_handler;
