@@ -15,6 +15,7 @@ mod dynamodb_streams_lineage;
 mod engine_models;
 mod engine_owner;
 mod file_source;
+mod filter_examples;
 mod lambda_handler;
 mod metrics_at_end;
 mod pipeline_metrics;
