@@ -80,6 +80,16 @@ pub fn describe() {
         Unit::Count,
         "Items deleted by TTL, per TableName"
     );
+    describe_counter!(
+        crate::metrics::SPANNER_DELETED_ROWS,
+        Unit::Count,
+        "Rows deleted by a Spanner row deletion policy, per TableName"
+    );
+    describe_counter!(
+        crate::metrics::TABLESTORE_DELETED_ROWS,
+        Unit::Count,
+        "Rows of a Tablestore table removed by TTL or max versions, per TableName"
+    );
     describe_gauge!(
         SWEEPER_LAG_MILLISECONDS,
         Unit::Milliseconds,

@@ -472,6 +472,10 @@ impl Source for EngineSource {
         vec![self.reader.table.clone()]
     }
 
+    fn ttl_metric_name(&self) -> &'static str {
+        self.reader.model.ttl_metric_name()
+    }
+
     fn route_event_names(&mut self, names: &BTreeSet<String>) {
         let kinds = [EventName::Insert, EventName::Modify, EventName::Remove];
         self.reader.routed = Some(

@@ -201,3 +201,157 @@ async fn spanner_row_deletion_policy_deletes_are_archived_once_across_a_stop() {
         assert_eq!(record["table_name"], "Singers");
     }
 }
+
+/// An anomaly alarm on `metric` for `table`: fewer than 1 deletion in a
+/// 60 s period is ALARM (missing data breaching), as
+/// `deploy/alarms/ttl-deletion-anomaly.json` watches `TimeToLiveDeletedItemCount`.
+fn anomaly_alarm(dir: &Path, metric: &str, table: &str) {
+    let alarm = serde_json::json!({
+        "AlarmName": format!("ttl-deletion-anomaly-{table}"),
+        "Namespace": "TTLStream",
+        "MetricName": metric,
+        "Dimensions": [{"Name": "TableName", "Value": table}],
+        "Statistic": "Sum",
+        "Period": 60,
+        "EvaluationPeriods": 1,
+        "DatapointsToAlarm": 1,
+        "Threshold": 1,
+        "ComparisonOperator": "LessThanThreshold",
+        "TreatMissingData": "breaching",
+        "Unit": "Count"
+    });
+    std::fs::write(dir.join("alarm.json"), alarm.to_string()).expect("alarm");
+    let path = dir.join("ttlstream.toml");
+    let mut toml = std::fs::read_to_string(&path).expect("config");
+    toml.push_str("\n[metrics]\nperiod_secs = 60\n\n[[alarms]]\nfile = \"alarm.json\"\n");
+    std::fs::write(&path, toml).expect("config");
+}
+
+/// Steps the pipeline until it has read everything, then once more after
+/// each of `quiet_periods` minutes without deletions; returns the
+/// datapoints and alarm transitions of all steps.
+async fn datapoints_and_states(
+    pipeline: &mut Pipeline,
+    clock: &ManualClock,
+    quiet_periods: usize,
+) -> (Vec<(String, f64)>, Vec<String>) {
+    let (mut points, mut states) = (Vec::new(), Vec::new());
+    let mut keep = |report: ttlstream::pipeline::StepReport| {
+        points.extend(
+            report
+                .datapoints
+                .iter()
+                .map(|p| (p.metric_name.to_string(), p.value)),
+        );
+        states.extend(report.transitions.iter().map(|t| format!("{:?}", t.to)));
+        report.records
+    };
+    while keep(pipeline.step().await.expect("step")) > 0 {}
+    for _ in 0..quiet_periods {
+        clock.advance(Duration::from_secs(60));
+        keep(pipeline.step().await.expect("quiet step"));
+    }
+    (points, states)
+}
+
+/// A minute boundary, so each test's deletions fall in one period.
+const PERIOD_START_MILLIS: i64 = 1_700_000_040_000;
+
+#[tokio::test]
+async fn spanner_deleted_rows_metric_and_its_anomaly_alarm() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (engine, clock) = engine(dir.path());
+    clock.set_millis(PERIOD_START_MILLIS);
+    engine
+        .create_spanner_table(
+            SpannerTableDefinition::new("Singers")
+                .column("SingerId", SpannerType::Int64)
+                .column("CreatedAt", SpannerType::Timestamp)
+                .primary_key(["SingerId"])
+                .row_deletion_policy(RowDeletionPolicy::older_than("CreatedAt", 1))
+                .change_stream(ValueCaptureType::OldAndNewValues),
+        )
+        .expect("table");
+    // Three rows already past the policy (Spanner does not check inserts),
+    // deleted by one sweep.
+    for i in 0..3 {
+        let row = SpannerRow::from([
+            ("SingerId".to_string(), SpannerValue::Int64(i)),
+            (
+                "CreatedAt".to_string(),
+                SpannerValue::Timestamp(PERIOD_START_MILLIS - 2 * DAY_MILLIS as i64),
+            ),
+        ]);
+        engine.insert_row("Singers", row).expect("insert");
+    }
+    assert_eq!(engine.sweep_now().expect("sweep").deleted, 3);
+    config(dir.path(), "spanner", "Singers", SPANNER_FILTER);
+    anomaly_alarm(dir.path(), "row_deletion_policy/deleted_rows", "Singers");
+    let config = Config::load(&dir.path().join("ttlstream.toml")).expect("config");
+    let mut pipeline =
+        Pipeline::with_source(&config, common::engine_reader(engine.clone(), &config))
+            .expect("pipeline");
+
+    clock.advance(Duration::from_secs(60));
+    let (points, states) = datapoints_and_states(&mut pipeline, &clock, 2).await;
+    let name = "row_deletion_policy/deleted_rows".to_string();
+    assert_eq!(
+        points,
+        vec![(name.clone(), 3.0), (name.clone(), 0.0), (name, 0.0)],
+        "rows deleted per period, quiet periods as explicit zeros"
+    );
+    assert_eq!(states, ["Ok", "Alarm"], "the alarm sees the deletions stop");
+}
+
+#[tokio::test]
+async fn tablestore_deleted_rows_metric_and_its_anomaly_alarm() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (engine, clock) = engine(dir.path());
+    clock.set_millis(PERIOD_START_MILLIS - DAY_MILLIS as i64 - 1000);
+    engine
+        .create_tablestore_table(
+            TablestoreTableDefinition::new("Sessions", "id", ScalarAttributeType::S)
+                .with_options(TablestoreOptions {
+                    time_to_live_secs: 86_400,
+                    max_versions: 1,
+                    max_time_deviation_secs: 86_400,
+                })
+                .with_stream(StreamViewType::OldImage),
+        )
+        .expect("table");
+    for i in 0..2 {
+        let key = Item::from(HashMap::from([(
+            "id".to_string(),
+            AttributeValue::S(format!("row-{i}")),
+        )]));
+        let cell = PutColumn::new("payload", AttributeValue::N(i.to_string()));
+        engine.put_row("Sessions", key, vec![cell]).expect("put");
+    }
+    clock.set_millis(PERIOD_START_MILLIS);
+    assert_eq!(engine.sweep_now().expect("sweep").deleted, 2);
+    config(dir.path(), "tablestore", "Sessions", TABLESTORE_FILTER);
+    anomaly_alarm(dir.path(), "TimeToLiveDeletedRowCount", "Sessions");
+    let config = Config::load(&dir.path().join("ttlstream.toml")).expect("config");
+    let mut pipeline =
+        Pipeline::with_source(&config, common::engine_reader(engine.clone(), &config))
+            .expect("pipeline");
+
+    clock.advance(Duration::from_secs(60));
+    let (points, states) = datapoints_and_states(&mut pipeline, &clock, 1).await;
+    let deleted: Vec<f64> = points
+        .iter()
+        .filter(|(name, _)| name == "TimeToLiveDeletedRowCount")
+        .map(|(_, value)| *value)
+        .collect();
+    assert_eq!(deleted.iter().sum::<f64>(), 2.0, "{points:?}");
+    assert_eq!(
+        deleted.last(),
+        Some(&0.0),
+        "a quiet period is an explicit zero"
+    );
+    assert_eq!(
+        states.last().map(String::as_str),
+        Some("Alarm"),
+        "{states:?}"
+    );
+}

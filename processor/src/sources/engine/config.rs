@@ -96,4 +96,17 @@ impl TtlModel {
             Self::Spanner => "spanner",
         }
     }
+
+    /// The metric the model's TTL deletions are counted under: DynamoDB's
+    /// `TimeToLiveDeletedItemCount`, Spanner's
+    /// `row_deletion_policy/deleted_rows`, or
+    /// [`TABLESTORE_DELETED_ROWS`](crate::metrics::TABLESTORE_DELETED_ROWS).
+    #[must_use]
+    pub fn ttl_metric_name(self) -> &'static str {
+        match self {
+            Self::Dynamodb => crate::metrics::TIME_TO_LIVE_DELETED_ITEM_COUNT,
+            Self::Tablestore => crate::metrics::TABLESTORE_DELETED_ROWS,
+            Self::Spanner => crate::metrics::SPANNER_DELETED_ROWS,
+        }
+    }
 }

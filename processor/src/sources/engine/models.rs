@@ -107,7 +107,8 @@ impl ShardReader {
 
     /// A Spanner data change record as a [`Record`]: its JSON is the
     /// record's own; its time is `commit_timestamp`; it is a TTL deletion
-    /// when the row deletion policy made it.
+    /// when the row deletion policy made it, of as many rows as it has
+    /// `mods`.
     fn spanner_record(
         &self,
         sequence_number: SequenceNumber,
@@ -126,13 +127,17 @@ impl ShardReader {
                 ))
             })?;
         let json = serde_json::to_vec(record).map_err(|e| error(e.to_string()))?;
-        Ok(Record::new(
-            record.table_name.clone(),
-            sequence_number.to_string(),
-            committed.timestamp_millis(),
-            record.is_row_deletion_policy_delete(),
-            json,
-        ))
+        Ok(Record {
+            // One record holds every row of its transaction and table.
+            deleted_rows: u32::try_from(record.mods.len()).unwrap_or(u32::MAX),
+            ..Record::new(
+                record.table_name.clone(),
+                sequence_number.to_string(),
+                committed.timestamp_millis(),
+                record.is_row_deletion_policy_delete(),
+                json,
+            )
+        })
     }
 }
 
