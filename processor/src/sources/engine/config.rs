@@ -59,8 +59,8 @@ pub(super) fn default_region() -> String {
 }
 
 /// The TTL model of the table a `[source.engine]` reads, and so the shape of
-/// its records (`model = "..."`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+/// its records (`model = "..."`; `ttlstream demo --model ...`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum TtlModel {
     /// DynamoDB item TTL: the table's DynamoDB Streams records, in the
