@@ -69,6 +69,8 @@ pub(crate) struct Inner {
     /// Where the last budget-limited pass stopped in each Tablestore and
     /// Spanner table (see `sweeper/resume.rs`).
     pub sweep_resume: crate::sweeper::resume::SweepResume,
+    /// Each Spanner table's processed watermark (see `spanner/watermark.rs`).
+    pub spanner_watermarks: crate::spanner::watermark::ProcessedWatermarks,
 }
 
 /// Counters allocated under the write lock.
@@ -166,6 +168,7 @@ impl Engine {
                 }),
                 swept_floors: crate::dynamodb::swept_floor::SweptFloors::default(),
                 sweep_resume: crate::sweeper::resume::SweepResume::default(),
+                spanner_watermarks: Default::default(),
             }),
         })
     }

@@ -111,7 +111,10 @@
 //! * The Spanner model ([`spanner`]) takes DDL only for the row deletion
 //!   policy; tables are created from a [`spanner::SpannerTableDefinition`]
 //!   value. No UPDATE mods, no SQL, one change-stream partition; backup and
-//!   restore is a table copy ([`Engine::restore_table_from_backup`]).
+//!   restore is a table copy ([`Engine::restore_table_from_backup`]). The
+//!   policy's processed watermark
+//!   ([`Engine::spanner_processed_watermark_millis`]) is kept in memory
+//!   only; no cascade is refused as too large, so no row is undeletable.
 //!
 //! ## Example
 //!

@@ -355,3 +355,44 @@ async fn tablestore_deleted_rows_metric_and_its_anomaly_alarm() {
         "{states:?}"
     );
 }
+
+/// The owner of a Spanner-model engine publishes each table's
+/// `row_deletion_policy/processed_watermark_age`: seconds since the last
+/// sweep pass that deleted every row then due.
+#[tokio::test]
+async fn the_owner_publishes_spanner_processed_watermark_age() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (engine, clock) = engine(dir.path());
+    engine
+        .create_spanner_table(
+            SpannerTableDefinition::new("Singers")
+                .column("SingerId", SpannerType::Int64)
+                .column("CreatedAt", SpannerType::Timestamp)
+                .primary_key(["SingerId"])
+                .row_deletion_policy(RowDeletionPolicy::older_than("CreatedAt", 1))
+                .change_stream(ValueCaptureType::OldAndNewValues),
+        )
+        .expect("table");
+    let config = config(dir.path(), "spanner", "Singers", SPANNER_FILTER);
+    let mut pipeline =
+        Pipeline::with_source(&config, common::engine_reader(engine.clone(), &config))
+            .expect("pipeline")
+            .owning(ttlstream::engine::OwnedEngine::new(engine.clone(), None));
+    let recorder = ttlstream::metrics::SnapshotRecorder::new();
+    let _guard = metrics::set_default_local_recorder(&recorder);
+    let age = |recorder: &ttlstream::metrics::SnapshotRecorder| {
+        recorder
+            .flush()
+            .into_iter()
+            .find(|d| d.name == "row_deletion_policy/processed_watermark_age")
+            .map(|d| (d.dimensions, d.value))
+    };
+
+    pipeline.step().await.expect("step");
+    assert_eq!(age(&recorder), None, "no pass has processed the table yet");
+    engine.sweep_now().expect("sweep");
+    clock.advance(Duration::from_secs(90));
+    pipeline.step().await.expect("step");
+    let table = vec![("TableName".to_string(), "Singers".to_string())];
+    assert_eq!(age(&recorder), Some((table, 90.0)));
+}
