@@ -33,22 +33,22 @@
 //! attribute is not a key attribute, the item is not decoded: the TTL
 //! value and the key attributes are located in the bytes
 //! (`codec::encoded_attributes`, no allocation) and the deletion is staged
-//! from them ([`Engine::stage_stored_removal`]), the REMOVE record's Keys and
+//! from them ([`DynamoDb::stage_stored_removal`](crate::DynamoDb::stage_stored_removal)), the REMOVE record's Keys and
 //! OldImage copied from the stored bytes. The entries are the same, byte for
 //! byte, as decoding the item and staging through
-//! [`Engine::stage_change`] (proptest `stored_removals_match_decoded_removals`
+//! [`DynamoDb::stage_change`](crate::DynamoDb::stage_change) (proptest `stored_removals_match_decoded_removals`
 //! below, every stream view, with and without a sort key, stale entries
 //! included); corrupt bytes fail the same way. Other tables take that
 //! decoding path.
 //!
 
+use super::DynamoDb;
 use crate::dynamodb::meta::TableMeta;
 use crate::dynamodb::table::TimeToLiveSpecification;
 use crate::dynamodb::ttl::{
     expired_range_secs, is_expired_at, item_expiry_epoch_secs, number_expiry_secs,
 };
 use crate::dynamodb::write::{Change, StoredRemoval, decode_stored_item};
-use crate::engine::Engine;
 use crate::error::StorageError;
 use crate::storage::{ITEMS, corrupt, decode_expiry_key, expiry_bound, item_key};
 use crate::stream::record::UserIdentity;
@@ -56,7 +56,7 @@ use crate::sweeper::lag_histogram::LagHistogram;
 use crate::sweeper::pass::Pass;
 use std::ops::Bound;
 
-impl Engine {
+impl DynamoDb<'_> {
     pub(crate) fn sweep_table(
         &self,
         meta: &TableMeta,
@@ -85,7 +85,7 @@ impl Engine {
             }
             // Scanned under the write lock, so no write can add an entry
             // between the scan and the deletions (see `SweptFloors`).
-            let mut state = self.lock_writes();
+            let mut state = self.inner.lock_writes();
             // A pass starts at the table's swept floor when it knows one
             // (no entry of the window lies below it, while the lock is
             // held), not at the window's start: with a budget, each pass
@@ -95,7 +95,7 @@ impl Engine {
             // took 140 to 183 s to sweep that way in `engine_bench`'s read
             // phase, 25 to 29 s from the floor.
             if let Bound::Included(start) = &from
-                && let Some(floor) = self.inner.swept_floors.get(meta.id)
+                && let Some(floor) = self.cache.swept_floors.get(meta.id)
                 && floor > *start
             {
                 if floor >= window_end {
@@ -119,7 +119,7 @@ impl Engine {
                 Bound::Unbounded => (window_start.clone(), true),
             };
             let Some(last) = candidates.last() else {
-                self.inner.swept_floors.swept(
+                self.cache.swept_floors.swept(
                     meta.id,
                     &scan_from,
                     nothing_below,
@@ -228,7 +228,7 @@ impl Engine {
             batch.commit()?;
             let allocated = seq.finish();
             state.apply(allocated);
-            self.inner.swept_floors.swept(
+            self.cache.swept_floors.swept(
                 meta.id,
                 &scan_from,
                 nothing_below,
@@ -301,6 +301,7 @@ fn strict_sweep() -> bool {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+    use crate::Engine;
     use crate::storage::{expiry_key, item_key};
     use crate::sweeper::pass::PassLimits;
     use crate::{
@@ -340,8 +341,9 @@ mod tests {
             ..Default::default()
         };
         let engine = Engine::open(dir, options).unwrap();
-        engine.create_table(table).unwrap();
+        engine.dynamodb().create_table(table).unwrap();
         engine
+            .dynamodb()
             .update_time_to_live("Tbl", TimeToLiveSpecification::enabled("ttl"))
             .unwrap();
         (engine, clock)
@@ -355,11 +357,12 @@ mod tests {
         let (engine, clock) = engine_with_table(dir.path(), table);
         // Expiries run against key order: d first, a last.
         for (pk, ttl) in [("a", 1_040), ("b", 1_030), ("c", 1_020), ("d", 1_010)] {
-            engine.put_item("Tbl", item(pk, ttl)).unwrap();
+            engine.dynamodb().put_item("Tbl", item(pk, ttl)).unwrap();
         }
         clock.advance(std::time::Duration::from_secs(100));
         let position = crate::StreamPosition::TrimHorizon;
         let before = engine
+            .dynamodb()
             .read_stream("Tbl", position, usize::MAX)
             .unwrap()
             .len();
@@ -367,6 +370,7 @@ mod tests {
         // Two batches of two: {d, c} (the earliest expiries), then {b, a}.
         assert_eq!(engine.sweep(unbounded(2)).unwrap().report.deleted, 4);
         let removed: Vec<AttributeValue> = engine
+            .dynamodb()
             .read_stream("Tbl", position, usize::MAX)
             .unwrap()
             .into_iter()
@@ -414,9 +418,9 @@ mod tests {
         }
         let (engine, clock) = engine_with_table(dir.path(), table);
         for item in items {
-            engine.put_item("Tbl", item.clone()).unwrap();
+            engine.dynamodb().put_item("Tbl", item.clone()).unwrap();
         }
-        let meta = engine.table_meta("Tbl").unwrap();
+        let meta = engine.dynamodb().table_meta("Tbl").unwrap();
         let store = &engine.inner.store;
         for (pk, secs) in ghosts {
             let mut key = Vec::new();
@@ -528,13 +532,15 @@ mod tests {
         let tables = ["Aaa", "Bbb", "Ccc"];
         for table in tables {
             engine
+                .dynamodb()
                 .create_table(TableDefinition::new(table, "pk", ScalarAttributeType::S))
                 .unwrap();
             engine
+                .dynamodb()
                 .update_time_to_live(table, TimeToLiveSpecification::enabled("ttl"))
                 .unwrap();
             let items = (0..10).map(|i| item(&format!("k{i}"), 999)).collect();
-            engine.put_items(table, items).unwrap();
+            engine.dynamodb().put_items(table, items).unwrap();
         }
         // Passes of 2 deletions over 3 tables: a share of 1 each, so one
         // table is left out of each pass; a different one each time.
@@ -550,7 +556,7 @@ mod tests {
             assert!(pass.more, "a pass that spent its budget reports work left");
         }
         for table in tables {
-            assert_eq!(engine.scan(table).unwrap().len(), 8, "{table}");
+            assert_eq!(engine.dynamodb().scan(table).unwrap().len(), 8, "{table}");
         }
         let rest = PassLimits {
             max_deletes: Some(100),
@@ -570,7 +576,7 @@ mod tests {
             .with_stream(crate::StreamViewType::KeysOnly);
         let (engine, clock) = engine_with_table(dir.path(), table);
         let items = (0..30).map(|i| item(&format!("k{i:02}"), 1_050)).collect();
-        engine.put_items("Tbl", items).unwrap();
+        engine.dynamodb().put_items("Tbl", items).unwrap();
         clock.advance(std::time::Duration::from_secs(100)); // 1,100 s
         let pass = |max| {
             let limits = PassLimits {
@@ -582,19 +588,22 @@ mod tests {
             engine.sweep(limits).unwrap().report.deleted
         };
         assert_eq!(pass(10), 10);
-        let id = engine.table_meta("Tbl").unwrap().id;
-        let floor = engine.inner.swept_floors.get(id).unwrap();
+        let id = engine.dynamodb().table_meta("Tbl").unwrap().id;
+        let floor = engine.dynamodb.swept_floors.get(id).unwrap();
         // Written behind the floor between two passes: below it, and at the
         // key the last pass deleted last.
-        engine.put_item("Tbl", item("a", 1_020)).unwrap();
-        engine.put_item("Tbl", item("k09", 1_050)).unwrap();
-        assert!(engine.inner.swept_floors.get(id).unwrap() < floor);
+        engine.dynamodb().put_item("Tbl", item("a", 1_020)).unwrap();
+        engine
+            .dynamodb()
+            .put_item("Tbl", item("k09", 1_050))
+            .unwrap();
+        assert!(engine.dynamodb.swept_floors.get(id).unwrap() < floor);
         assert_eq!(pass(100), 22);
-        assert!(engine.scan("Tbl").unwrap().is_empty());
+        assert!(engine.dynamodb().scan("Tbl").unwrap().is_empty());
         // Nothing left in the window: the next pass starts at its end.
         assert_eq!(pass(100), 0);
         let end = crate::storage::expiry_bound(id, 1_100);
-        assert_eq!(engine.inner.swept_floors.get(id), Some(end));
+        assert_eq!(engine.dynamodb.swept_floors.get(id), Some(end));
     }
 
     #[test]
@@ -610,13 +619,15 @@ mod tests {
         let table = TableDefinition::new("Tbl", "pk", ScalarAttributeType::S);
         let (engine, clock) = engine_with_table(dir.path(), table);
         engine
-            .create_tablestore_table(
+            .tablestore()
+            .create_table(
                 TablestoreTableDefinition::new("Ts", "id", ScalarAttributeType::S)
                     .with_options(TablestoreOptions::with_time_to_live_secs(86_400)),
             )
             .unwrap();
         engine
-            .create_spanner_table(
+            .spanner()
+            .create_table(
                 SpannerTableDefinition::new("Sp")
                     .column("Id", SpannerType::Int64)
                     .column("CreatedAt", SpannerType::Timestamp)
@@ -625,17 +636,20 @@ mod tests {
             )
             .unwrap();
         let items = (0..300).map(|i| item(&format!("k{i:03}"), 999)).collect();
-        engine.put_items("Tbl", items).unwrap();
+        engine.dynamodb().put_items("Tbl", items).unwrap();
         for i in 0..10 {
             let key: Item =
                 HashMap::from([("id".to_string(), AttributeValue::S(format!("r{i}")))]).into();
             let column = PutColumn::new("col", AttributeValue::N(i.to_string()));
-            engine.put_row("Ts", key, vec![column]).unwrap();
+            engine
+                .tablestore()
+                .put_row("Ts", key, vec![column])
+                .unwrap();
             let row = SpannerRow::from([
                 ("Id".to_string(), SpannerValue::Int64(i)),
                 ("CreatedAt".to_string(), SpannerValue::Timestamp(1_000_000)),
             ]);
-            engine.insert_row("Sp", row).unwrap();
+            engine.spanner().insert_row("Sp", row).unwrap();
         }
         clock.advance(std::time::Duration::from_millis(DAY_MILLIS + 2_000));
         let limits = PassLimits {
@@ -650,12 +664,13 @@ mod tests {
         // although the big DynamoDB table comes first; it gets the rest.
         assert!(
             engine
+                .tablestore()
                 .scan_rows("Ts", ReadOptions::default())
                 .unwrap()
                 .is_empty()
         );
-        assert!(engine.scan_spanner_table("Sp").unwrap().is_empty());
-        assert_eq!(engine.scan("Tbl").unwrap().len(), 220);
+        assert!(engine.spanner().scan_table("Sp").unwrap().is_empty());
+        assert_eq!(engine.dynamodb().scan("Tbl").unwrap().len(), 220);
     }
 
     #[test]
@@ -663,8 +678,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let table = TableDefinition::new("Tbl", "pk", ScalarAttributeType::S);
         let (engine, _clock) = engine_with_table(dir.path(), table);
-        engine.put_item("Tbl", item("live", 5_000)).unwrap();
-        let meta = engine.table_meta("Tbl").unwrap();
+        engine
+            .dynamodb()
+            .put_item("Tbl", item("live", 5_000))
+            .unwrap();
+        let meta = engine.dynamodb().table_meta("Tbl").unwrap();
         let mut pk = Vec::new();
         crate::storage::key::encode_key_value(
             ScalarAttributeType::S,
@@ -689,10 +707,10 @@ mod tests {
             .expiry
             .insert(expiry_key(meta.id, 11, &ghost), b"")
             .unwrap();
-        assert_eq!(engine.expired_backlog("Tbl").unwrap(), 2);
+        assert_eq!(engine.dynamodb().expired_backlog("Tbl").unwrap(), 2);
 
         assert_eq!(engine.sweep_now().unwrap().deleted, 0);
-        assert_eq!(engine.expired_backlog("Tbl").unwrap(), 0);
+        assert_eq!(engine.dynamodb().expired_backlog("Tbl").unwrap(), 0);
         assert!(store.items.get(item_key(meta.id, &pk)).unwrap().is_some());
         // The item's real entry (5000 s) is untouched and still works.
         assert!(

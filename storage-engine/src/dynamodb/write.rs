@@ -3,15 +3,15 @@
 //! Every write runs under the engine's write lock: read the current item,
 //! then commit the new item, the expiry-index change and the change record in
 //! ONE fjall batch (durability `PersistMode::Buffer`: survives a process kill
-//! once the call returns; [`Engine::persist`] adds an fsync for power loss).
+//! once the call returns; [`Engine::persist`](crate::Engine::persist) adds an fsync for power loss).
 //! A write that leaves the item unchanged writes nothing and appends no
 //! record, as in DynamoDB ("Change data capture for DynamoDB Streams").
 
+use super::DynamoDb;
 use crate::dynamodb::item::decode_item;
 use crate::dynamodb::item::{key_only_bytes, validate_item};
 use crate::dynamodb::meta::TableMeta;
 use crate::dynamodb::ttl::item_expiry_epoch_secs;
-use crate::engine::{Engine, WriteState};
 use crate::error::{StorageError, WriteError};
 use crate::storage::attribute::validate_attribute;
 use crate::storage::{ITEMS, corrupt, expiry_key, item_key};
@@ -19,12 +19,13 @@ use crate::stream::codec::{RecordParts, encode_item, encode_record, encode_recor
 use crate::stream::keys::stream_key;
 use crate::stream::record::{EventName, SequenceNumber, UserIdentity};
 use crate::stream::shards::alloc::SeqAlloc;
+use crate::stream::shards::alloc::WriteState;
 use fjall::OwnedWriteBatch;
 use serde_dynamo::{AttributeValue, Item};
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// Items per fjall batch in [`Engine::put_items`].
+/// Items per fjall batch in [`DynamoDb::put_items`](crate::DynamoDb::put_items).
 const BULK_CHUNK: usize = 1_000;
 
 /// An UpdateItem action on top-level attributes (DynamoDB `SET a = :v` and
@@ -53,7 +54,7 @@ impl Update {
     }
 }
 
-impl Engine {
+impl DynamoDb<'_> {
     /// Writes `item`, replacing any item with the same key (DynamoDB
     /// `PutItem`); returns the replaced item. Appends INSERT or MODIFY.
     ///
@@ -65,7 +66,7 @@ impl Engine {
     /// an attribute name over 64 KB, item over 400 KB); [`WriteError::Storage`].
     /// Numbers are stored in DynamoDB's canonical text (`1e3` as `1000`).
     pub fn put_item(&self, table: &str, mut item: Item) -> Result<Option<Item>, WriteError> {
-        let mut state = self.lock_writes();
+        let mut state = self.inner.lock_writes();
         let meta = self.write_meta(table)?;
         let pk = validate_item(&meta.definition, &mut item).map_err(|m| validation(table, m))?;
         let old = self.load_item(&meta, &pk)?;
@@ -83,9 +84,9 @@ impl Engine {
     ///
     /// # Errors
     ///
-    /// As [`Engine::put_item`]; the validation message names the item index.
+    /// As [`DynamoDb::put_item`](crate::DynamoDb::put_item); the validation message names the item index.
     pub fn put_items(&self, table: &str, items: Vec<Item>) -> Result<(), WriteError> {
-        let mut state = self.lock_writes();
+        let mut state = self.inner.lock_writes();
         let meta = self.write_meta(table)?;
         let mut keyed = Vec::with_capacity(items.len());
         for (i, mut item) in items.into_iter().enumerate() {
@@ -136,7 +137,7 @@ impl Engine {
     /// `set` and `remove`, an invalid value or a result over 400 KB;
     /// [`WriteError::Storage`].
     pub fn update_item(&self, table: &str, key: &Item, update: Update) -> Result<Item, WriteError> {
-        let mut state = self.lock_writes();
+        let mut state = self.inner.lock_writes();
         let meta = self.write_meta(table)?;
         let pk = key_only_bytes(&meta.definition, key).map_err(|m| validation(table, m))?;
         let is_key = |name: &str| {
@@ -192,7 +193,7 @@ impl Engine {
     /// [`WriteError::TableNotFound`]; [`WriteError::Validation`] for a bad key;
     /// [`WriteError::Storage`].
     pub fn delete_item(&self, table: &str, key: &Item) -> Result<Option<Item>, WriteError> {
-        let mut state = self.lock_writes();
+        let mut state = self.inner.lock_writes();
         let meta = self.write_meta(table)?;
         let pk = key_only_bytes(&meta.definition, key).map_err(|m| validation(table, m))?;
         let Some(old) = self.load_item(&meta, &pk)? else {
@@ -243,7 +244,7 @@ impl Engine {
     }
 
     /// Stages a TTL deletion from the stored item's bytes alone, without
-    /// decoding it: the same entries, byte for byte, as [`Engine::stage_change`]
+    /// decoding it: the same entries, byte for byte, as [`DynamoDb::stage_change`](crate::DynamoDb::stage_change)
     /// with the decoded item (`dynamodb/sweep.rs`, test
     /// `stored_removals_match_decoded_removals`). Only for a table without
     /// secondary indexes (their entries' keys come from the decoded item).
@@ -313,7 +314,7 @@ impl Engine {
         self.stage_change(batch, alloc, meta, change)
     }
 
-    /// [`Engine::stage`] with the change in one value; `old_bytes`, when
+    /// [`DynamoDb::stage`](crate::DynamoDb::stage) with the change in one value; `old_bytes`, when
     /// given, is `old` as stored ([`encode_item`] output), copied into the
     /// record's OldImage instead of encoding `old` again.
     pub(crate) fn stage_change(
@@ -344,7 +345,7 @@ impl Engine {
         }
         if let Some(secs) = new_exp {
             let key = expiry_key(meta.id, secs, pk);
-            self.inner.swept_floors.lower(meta.id, &key);
+            self.cache.swept_floors.lower(meta.id, &key);
             batch.insert(&store.expiry, key, Vec::<u8>::new());
         }
         crate::dynamodb::index::stage(store, batch, meta, pk, old, new)?;
@@ -391,7 +392,7 @@ impl Engine {
     }
 }
 
-/// One item change for [`Engine::stage_change`].
+/// One item change for [`DynamoDb::stage_change`](crate::DynamoDb::stage_change).
 pub(crate) struct Change<'a> {
     /// The encoded primary key.
     pub pk: &'a [u8],
@@ -405,7 +406,7 @@ pub(crate) struct Change<'a> {
     pub user_identity: Option<&'a UserIdentity>,
 }
 
-/// A TTL deletion for [`Engine::stage_stored_removal`].
+/// A TTL deletion for [`DynamoDb::stage_stored_removal`](crate::DynamoDb::stage_stored_removal).
 pub(crate) struct StoredRemoval<'a> {
     /// The encoded primary key.
     pub pk: &'a [u8],

@@ -2,14 +2,16 @@
 //! change stream of [`DataChangeRecord`](super::DataChangeRecord)s. Reads take
 //! no lock; a row past its policy stays readable until the sweeper deletes it.
 
+use super::Spanner;
 use super::record::SpannerStreamEntry;
 use super::schema::SpannerRow;
 use super::value::SpannerValue;
-use crate::engine::Engine;
-use crate::error::{ReadError, StreamError, TableError};
+use crate::error::{ReadError, TableError};
 use crate::storage::{ITEMS, STREAM, decode_json};
+use crate::stream::error::StreamError;
 use crate::stream::keys::{decode_stream_key, stream_key};
 use crate::stream::record::{SequenceNumber, StreamPosition};
+use crate::stream::shards::trim::untrimmed_start;
 use fjall::Readable;
 
 fn read_err(e: TableError) -> ReadError {
@@ -23,7 +25,7 @@ fn read_err(e: TableError) -> ReadError {
     }
 }
 
-impl Engine {
+impl Spanner<'_> {
     /// Reads one row by primary key (values in key order).
     ///
     /// # Errors
@@ -51,7 +53,7 @@ impl Engine {
     /// # Errors
     ///
     /// [`ReadError::TableNotFound`]; [`ReadError::Storage`].
-    pub fn scan_spanner_table(&self, table: &str) -> Result<Vec<SpannerRow>, ReadError> {
+    pub fn scan_table(&self, table: &str) -> Result<Vec<SpannerRow>, ReadError> {
         let meta = self.spanner_meta(table).map_err(read_err)?;
         let mut out = Vec::new();
         for guard in self.inner.store.items.prefix(meta.id.to_be_bytes()) {
@@ -106,7 +108,7 @@ impl Engine {
             return Ok(Vec::new());
         }
         let mut rows = Vec::new();
-        for row in self.scan_spanner_table(table)? {
+        for row in self.scan_table(table)? {
             let mut k = id.to_be_bytes().to_vec();
             for c in &ix.columns {
                 row.get(c).unwrap_or(&SpannerValue::Null).encode_key(&mut k);
@@ -132,7 +134,7 @@ impl Engine {
     /// DynamoDB-model records, [`StreamOptions::retention`](crate::StreamOptions::retention);
     /// Spanner's own change streams keep one day by default, "Change streams
     /// overview", data retention); [`StreamError::Storage`].
-    pub fn read_spanner_change_stream(
+    pub fn read_change_stream(
         &self,
         table: &str,
         after: Option<SequenceNumber>,
@@ -162,7 +164,7 @@ impl Engine {
         };
         let store = &self.inner.store;
         let snapshot = store.db.snapshot();
-        let start = self.untrimmed_start(&snapshot, table, meta.id, from, start)?;
+        let start = untrimmed_start(&self.inner.store, &snapshot, table, meta.id, from, start)?;
         let lo = stream_key(meta.id, SequenceNumber(start));
         let hi = stream_key(meta.id, SequenceNumber(u64::MAX));
         let mut out = Vec::new();

@@ -3,6 +3,7 @@
 //! (streams, shards, reads, retention).
 
 pub(crate) mod codec;
+pub(crate) mod error;
 pub(crate) mod keys;
 pub(crate) mod record;
 pub(crate) mod shards;

@@ -155,7 +155,7 @@ impl<'de> Deserialize<'de> for SequenceNumber {
     }
 }
 
-/// Where [`Engine::read_stream`](crate::Engine::read_stream) starts (the
+/// Where [`DynamoDb::read_stream`](crate::DynamoDb::read_stream) starts (the
 /// `ShardIteratorType` of DynamoDB Streams `GetShardIterator`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StreamPosition {

@@ -77,7 +77,10 @@ mod tests {
     fn put_tablestore_row(engine: &Engine, id: &str) {
         let key = HashMap::from([("id".to_string(), AttributeValue::S(id.into()))]).into();
         let column = PutColumn::new("col", AttributeValue::N("1".into()));
-        engine.put_row("Ts", key, vec![column]).unwrap();
+        engine
+            .tablestore()
+            .put_row("Ts", key, vec![column])
+            .unwrap();
     }
 
     #[test]
@@ -85,7 +88,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (engine, clock) = engine(dir.path());
         engine
-            .create_tablestore_table(
+            .tablestore()
+            .create_table(
                 TablestoreTableDefinition::new("Ts", "id", ScalarAttributeType::S)
                     .with_options(TablestoreOptions::with_time_to_live_secs(86_400)),
             )
@@ -117,6 +121,7 @@ mod tests {
         assert_eq!(pass(&engine, 3), 2);
         assert!(
             engine
+                .tablestore()
                 .scan_rows("Ts", ReadOptions::default())
                 .unwrap()
                 .is_empty()
@@ -133,7 +138,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (engine, clock) = engine(dir.path());
         engine
-            .create_spanner_table(
+            .spanner()
+            .create_table(
                 SpannerTableDefinition::new("Sp")
                     .column("Id", SpannerType::Int64)
                     .column("CreatedAt", SpannerType::Timestamp)
@@ -148,18 +154,24 @@ mod tests {
             ])
         };
         for i in 0..10 {
-            engine.insert_row("Sp", row(i, 1_000_000_000 + i)).unwrap();
+            engine
+                .spanner()
+                .insert_row("Sp", row(i, 1_000_000_000 + i))
+                .unwrap();
         }
         clock.advance(Duration::from_millis(DAY_MILLIS + 100));
         assert_eq!(pass(&engine, 3), 3);
         assert_eq!(pass(&engine, 3), 3);
         // Older than every row the passes went through: found once a round
         // reaches the end and the next starts over.
-        engine.insert_row("Sp", row(99, 999_999_000)).unwrap();
+        engine
+            .spanner()
+            .insert_row("Sp", row(99, 999_999_000))
+            .unwrap();
         assert_eq!(pass(&engine, 3), 3);
         // The last row ends the first round; the second starts over and
         // finds row 99.
         assert_eq!(pass(&engine, 3), 2);
-        assert!(engine.scan_spanner_table("Sp").unwrap().is_empty());
+        assert!(engine.spanner().scan_table("Sp").unwrap().is_empty());
     }
 }

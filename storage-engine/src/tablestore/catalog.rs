@@ -1,21 +1,21 @@
 //! Listing and deleting Tablestore tables (Tablestore `ListTable`,
 //! `DeleteTable`).
 
+use super::Tablestore;
 use super::{load, load_all, meta_key};
-use crate::engine::Engine;
 use crate::error::TableError;
 
 /// Rows removed per atomic batch when a table is deleted.
 const DELETE_CHUNK: usize = 1_000;
 
-impl Engine {
+impl Tablestore<'_> {
     /// The names of every Tablestore table, in name order (Tablestore
     /// `ListTable`).
     ///
     /// # Errors
     ///
     /// [`TableError::Storage`].
-    pub fn list_tablestore_tables(&self) -> Result<Vec<String>, TableError> {
+    pub fn list_tables(&self) -> Result<Vec<String>, TableError> {
         Ok(load_all(&self.inner.store)?
             .into_iter()
             .map(|m| m.definition.table_name)
@@ -32,8 +32,8 @@ impl Engine {
     /// # Errors
     ///
     /// [`TableError::NotFound`]; [`TableError::Storage`].
-    pub fn delete_tablestore_table(&self, table: &str) -> Result<(), TableError> {
-        let _state = self.lock_writes();
+    pub fn delete_table(&self, table: &str) -> Result<(), TableError> {
+        let _state = self.inner.lock_writes();
         let store = &self.inner.store;
         let meta = load(store, table)?.ok_or_else(|| TableError::NotFound {
             table: table.to_string(),

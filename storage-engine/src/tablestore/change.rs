@@ -4,9 +4,9 @@
 //! UpdateRow", "Tablestore: Condition"). Each change runs under the
 //! engine's write lock, so the condition and the write are atomic.
 
+use super::Tablestore;
 use super::row::{Cell, StoredRow};
 use super::write::PutColumn;
-use crate::engine::Engine;
 use crate::error::WriteError;
 use crate::storage::attribute::validate_attribute;
 use serde_dynamo::Item;
@@ -45,7 +45,7 @@ pub enum ColumnChange {
     },
 }
 
-impl Engine {
+impl Tablestore<'_> {
     /// Writes a row under a row-existence condition: with `replace`, the
     /// row becomes exactly the `Put` changes (Tablestore `PutRow`);
     /// without, the changes apply to the stored row, creating it if absent
@@ -69,7 +69,7 @@ impl Engine {
         replace: bool,
         expect: RowExistence,
     ) -> Result<(), WriteError> {
-        let mut state = self.lock_writes();
+        let mut state = self.inner.lock_writes();
         let meta =
             super::load(&self.inner.store, table)?.ok_or_else(|| WriteError::TableNotFound {
                 table: table.to_string(),
@@ -177,7 +177,7 @@ impl Engine {
         primary_key: &Item,
         expect: RowExistence,
     ) -> Result<bool, WriteError> {
-        let mut state = self.lock_writes();
+        let mut state = self.inner.lock_writes();
         let meta =
             super::load(&self.inner.store, table)?.ok_or_else(|| WriteError::TableNotFound {
                 table: table.to_string(),

@@ -35,6 +35,22 @@ pub use range::{Direction, KeyBound, MAX_RANGE_ROWS, RangePage, RangeRequest};
 pub use row::{Cell, ReadOptions, Row, TimeRange};
 pub use write::PutColumn;
 
+/// The Tablestore model of an [`Engine`](crate::Engine), from
+/// [`Engine::tablestore`](crate::Engine::tablestore): CreateTable,
+/// UpdateTable's options, PutRow / UpdateRow / DeleteRow / GetRow, a full
+/// scan and the change records ("Tablestore: Data versions and TTL").
+/// Borrows the engine; cheap to copy.
+#[derive(Clone, Copy)]
+pub struct Tablestore<'a> {
+    pub(crate) inner: &'a crate::state::Inner,
+}
+
+impl std::fmt::Debug for Tablestore<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tablestore").finish_non_exhaustive()
+    }
+}
+
 use crate::error::StorageError;
 use crate::storage::key::encode_key_value;
 use crate::storage::key::{KeyAttribute, ScalarAttributeType};

@@ -2,15 +2,15 @@
 //! backward between two primary keys whose columns may be `INF_MIN` /
 //! `INF_MAX`, at most `limit` rows per page, with the key to continue from.
 
+use super::Tablestore;
 use super::row::{ReadOptions, Row, StoredRow};
-use crate::engine::Engine;
 use crate::error::ReadError;
 use crate::storage::key::encode_key_value;
 use crate::storage::{ITEMS, decode_json};
 use serde_dynamo::AttributeValue;
 use std::cmp::Ordering;
 
-/// The most rows one [`Engine::get_range`] page returns (Tablestore's
+/// The most rows one [`Tablestore::get_range`] page returns (Tablestore's
 /// `GetRange` returns at most 5,000 rows per call).
 pub const MAX_RANGE_ROWS: usize = 5_000;
 
@@ -49,7 +49,7 @@ pub struct RangeRequest {
     pub exclusive_end: Vec<(String, KeyBound)>,
     /// Most rows returned (at most [`MAX_RANGE_ROWS`]); `None` = the maximum.
     pub limit: Option<usize>,
-    /// Versions and time range per column, as for [`Engine::get_row`].
+    /// Versions and time range per column, as for [`Tablestore::get_row`].
     pub read: ReadOptions,
 }
 
@@ -82,9 +82,9 @@ impl EncodedBound {
     }
 }
 
-impl Engine {
+impl Tablestore<'_> {
     /// Reads rows between two primary keys (Tablestore `GetRange`): each
-    /// row as [`Engine::get_row`] would return it, rows whose cells have
+    /// row as [`Tablestore::get_row`] would return it, rows whose cells have
     /// all expired left out.
     ///
     /// # Errors

@@ -4,9 +4,9 @@
 //! Each write runs under the engine's write lock and commits the row and its
 //! change record in one atomic batch.
 
+use super::Tablestore;
 use super::row::{Cell, StoredRow};
 use super::{TablestoreMeta, TablestoreOptions, TablestoreTableDefinition, load, meta_key};
-use crate::engine::Engine;
 use crate::error::{StorageError, TableError, WriteError};
 use crate::storage::attribute::validate_attribute;
 use crate::storage::{ITEMS, decode_json, encode_json, item_key};
@@ -46,7 +46,7 @@ impl PutColumn {
     }
 }
 
-impl Engine {
+impl Tablestore<'_> {
     /// Creates a Tablestore-model table (Tablestore `CreateTable`).
     ///
     /// # Errors
@@ -54,10 +54,7 @@ impl Engine {
     /// [`TableError::Invalid`] for a bad name, primary key or option (the
     /// message names the option and its allowed range);
     /// [`TableError::AlreadyExists`]; [`TableError::Storage`].
-    pub fn create_tablestore_table(
-        &self,
-        definition: TablestoreTableDefinition,
-    ) -> Result<(), TableError> {
+    pub fn create_table(&self, definition: TablestoreTableDefinition) -> Result<(), TableError> {
         let table = definition.table_name.clone();
         definition
             .validate()
@@ -65,7 +62,7 @@ impl Engine {
                 table: table.clone(),
                 message,
             })?;
-        let mut state = self.lock_writes();
+        let mut state = self.inner.lock_writes();
         if load(&self.inner.store, &table)?.is_some() {
             return Err(TableError::AlreadyExists { table });
         }
@@ -84,10 +81,7 @@ impl Engine {
     /// # Errors
     ///
     /// [`TableError::NotFound`]; [`TableError::Storage`].
-    pub fn describe_tablestore_table(
-        &self,
-        table: &str,
-    ) -> Result<TablestoreTableDefinition, TableError> {
+    pub fn describe_table(&self, table: &str) -> Result<TablestoreTableDefinition, TableError> {
         load(&self.inner.store, table)?
             .map(|m| m.definition)
             .ok_or_else(|| TableError::NotFound {
@@ -113,7 +107,7 @@ impl Engine {
             table: table.to_string(),
             message: e.to_string(),
         })?;
-        let _state = self.lock_writes();
+        let _state = self.inner.lock_writes();
         let mut meta = load(&self.inner.store, table)?.ok_or_else(|| TableError::NotFound {
             table: table.to_string(),
         })?;
@@ -144,7 +138,7 @@ impl Engine {
     ///
     /// # Errors
     ///
-    /// As [`Engine::put_row`].
+    /// As [`Tablestore::put_row`](crate::Tablestore::put_row).
     pub fn update_row(
         &self,
         table: &str,
@@ -162,7 +156,7 @@ impl Engine {
     /// [`WriteError::TableNotFound`]; [`WriteError::Validation`] for a bad
     /// primary key; [`WriteError::Storage`].
     pub fn delete_row(&self, table: &str, primary_key: &Item) -> Result<bool, WriteError> {
-        let mut state = self.lock_writes();
+        let mut state = self.inner.lock_writes();
         let meta = self.tablestore_write_meta(table)?;
         let pk = meta
             .definition
@@ -186,7 +180,7 @@ impl Engine {
         columns: Vec<PutColumn>,
         replace: bool,
     ) -> Result<(), WriteError> {
-        let mut state = self.lock_writes();
+        let mut state = self.inner.lock_writes();
         let meta = self.tablestore_write_meta(table)?;
         let def = &meta.definition;
         let pk = def

@@ -68,7 +68,7 @@ pub(super) fn get_range(engine: &Engine, body: &[u8]) -> Result<Value, OtsError>
         limit,
         read: read_options(r.max_versions, r.time_range.as_ref())?,
     };
-    let page = engine.get_range(&r.table_name, &request)?;
+    let page = engine.tablestore().get_range(&r.table_name, &request)?;
     let rows: Vec<Value> = page
         .rows
         .iter()

@@ -144,7 +144,7 @@ pub(super) fn key_order(
     key: &[PrimaryKeyColumn],
     member: &str,
 ) -> Result<Vec<String>, OtsError> {
-    let d = engine.describe_tablestore_table(table)?;
+    let d = engine.tablestore().describe_table(table)?;
     for k in &d.primary_key {
         let given = key.iter().find(|c| c.name == k.attribute_name);
         if let Some(c) = given {
@@ -217,7 +217,9 @@ pub(super) fn put_row(engine: &Engine, body: &[u8]) -> Result<Value, OtsError> {
         .map(|c| put_column(c, "row.attribute_columns").map(ColumnChange::Put))
         .collect::<Result<Vec<_>, _>>()?;
     let wants_pk = r.return_content.primary_key()?;
-    engine.change_row(&r.table_name, key, changes, true, r.condition.existence()?)?;
+    engine
+        .tablestore()
+        .change_row(&r.table_name, key, changes, true, r.condition.existence()?)?;
     Ok(returned(wants_pk, &r.row.primary_key))
 }
 
@@ -285,7 +287,9 @@ pub(super) fn update_row(engine: &Engine, body: &[u8]) -> Result<Value, OtsError
         ));
     }
     let wants_pk = r.return_content.primary_key()?;
-    engine.change_row(&r.table_name, key, changes, false, r.condition.existence()?)?;
+    engine
+        .tablestore()
+        .change_row(&r.table_name, key, changes, false, r.condition.existence()?)?;
     Ok(returned(wants_pk, &r.row_change.primary_key))
 }
 
@@ -305,7 +309,9 @@ pub(super) fn delete_row(engine: &Engine, body: &[u8]) -> Result<Value, OtsError
     key_order(engine, &r.table_name, &r.primary_key, "primary_key")?;
     let key = to_key(&r.primary_key, "primary_key")?;
     let wants_pk = r.return_content.primary_key()?;
-    engine.delete_row_if(&r.table_name, &key, r.condition.existence()?)?;
+    engine
+        .tablestore()
+        .delete_row_if(&r.table_name, &key, r.condition.existence()?)?;
     Ok(returned(wants_pk, &r.primary_key))
 }
 
@@ -325,7 +331,7 @@ pub(super) fn get_row(engine: &Engine, body: &[u8]) -> Result<Value, OtsError> {
     let order = key_order(engine, &r.table_name, &r.primary_key, "primary_key")?;
     let key = to_key(&r.primary_key, "primary_key")?;
     let read = read_options(r.max_versions, r.time_range.as_ref())?;
-    let row = engine.get_row(&r.table_name, &key, read)?;
+    let row = engine.tablestore().get_row(&r.table_name, &key, read)?;
     Ok(json!({
         "row": row.map(|row| row_json(&row, &order, &r.columns_to_get)),
     }))

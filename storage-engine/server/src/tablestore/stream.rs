@@ -47,11 +47,11 @@ pub(super) fn list_stream(engine: &Engine, body: &[u8]) -> Result<Value, OtsErro
     let r: ListStreamRequest = super::parse(body)?;
     let names = match r.table_name {
         Some(t) => vec![t],
-        None => engine.list_tablestore_tables()?,
+        None => engine.tablestore().list_tables()?,
     };
     let mut streams = Vec::new();
     for name in names {
-        let d = engine.describe_tablestore_table(&name)?;
+        let d = engine.tablestore().describe_table(&name)?;
         if d.stream_view_type.is_some() {
             streams.push(json!({"stream_id": name, "table_name": name}));
         }
@@ -67,7 +67,7 @@ struct DescribeStreamRequest {
 
 /// The table of a stream id, checked to have a stream.
 fn stream_table(engine: &Engine, stream_id: &str) -> Result<(), OtsError> {
-    let d = engine.describe_tablestore_table(stream_id)?;
+    let d = engine.tablestore().describe_table(stream_id)?;
     if d.stream_view_type.is_none() {
         return Err(OtsError::new(
             OtsCode::ObjectNotExist,
@@ -144,9 +144,10 @@ pub(super) fn get_stream_record(engine: &Engine, body: &[u8]) -> Result<Value, O
             )));
         }
     };
-    let records = engine.read_tablestore_stream(table, from, limit)?;
+    let records = engine.tablestore().read_stream(table, from, limit)?;
     let order: Vec<String> = engine
-        .describe_tablestore_table(table)?
+        .tablestore()
+        .describe_table(table)?
         .primary_key
         .into_iter()
         .map(|k| k.attribute_name)

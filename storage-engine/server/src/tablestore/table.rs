@@ -113,21 +113,23 @@ pub(super) fn create_table(engine: &Engine, body: &[u8]) -> Result<Value, OtsErr
             .filter(|s| s.enable_stream)
             .map(|_| StreamViewType::NewAndOldImages),
     };
-    engine.create_tablestore_table(definition)?;
+    engine.tablestore().create_table(definition)?;
     Ok(json!({}))
 }
 
 pub(super) fn update_table(engine: &Engine, body: &[u8]) -> Result<Value, OtsError> {
     let request: UpdateTableRequest = super::parse(body)?;
-    let current = engine.describe_tablestore_table(&request.table_name)?;
+    let current = engine.tablestore().describe_table(&request.table_name)?;
     let options = request.table_options.apply(current.options);
-    engine.update_table_options(&request.table_name, options)?;
+    engine
+        .tablestore()
+        .update_table_options(&request.table_name, options)?;
     Ok(json!({ "table_options": options_json(&options) }))
 }
 
 pub(super) fn describe_table(engine: &Engine, body: &[u8]) -> Result<Value, OtsError> {
     let request: TableNameRequest = super::parse(body)?;
-    let d = engine.describe_tablestore_table(&request.table_name)?;
+    let d = engine.tablestore().describe_table(&request.table_name)?;
     let primary_key: Vec<Value> = d
         .primary_key
         .iter()
@@ -143,11 +145,11 @@ pub(super) fn describe_table(engine: &Engine, body: &[u8]) -> Result<Value, OtsE
 
 pub(super) fn delete_table(engine: &Engine, body: &[u8]) -> Result<Value, OtsError> {
     let request: TableNameRequest = super::parse(body)?;
-    engine.delete_tablestore_table(&request.table_name)?;
+    engine.tablestore().delete_table(&request.table_name)?;
     Ok(json!({}))
 }
 
 pub(super) fn list_table(engine: &Engine, body: &[u8]) -> Result<Value, OtsError> {
     let _: serde_json::Map<String, Value> = super::parse(body)?;
-    Ok(json!({ "table_names": engine.list_tablestore_tables()? }))
+    Ok(json!({ "table_names": engine.tablestore().list_tables()? }))
 }

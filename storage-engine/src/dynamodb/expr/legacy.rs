@@ -25,12 +25,12 @@
 //! DynamoDB's.
 
 use super::ast::{Comparator, Condition, Operand, Path, PathElem, UpdateExpr};
-use super::error::ExpressionError;
 use super::eval::{Values, compare};
 use crate::dynamodb::request::{
     AttributeAction, AttributeValueUpdate, ComparisonOperator, ConditionalOperator,
     ExpectedAttributeValue,
 };
+use crate::error::expression::ExpressionError;
 use crate::storage::key::type_name;
 use serde_dynamo::AttributeValue;
 use std::collections::HashMap;
