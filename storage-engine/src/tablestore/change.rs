@@ -51,8 +51,8 @@ impl Tablestore<'_> {
     /// without, the changes apply to the stored row, creating it if absent
     /// (Tablestore `UpdateRow`). A PUT version must lie in the table's
     /// writable range ([`TablestoreOptions::writable_version_range`](super::TablestoreOptions::writable_version_range)).
-    /// An update that leaves a row without columns deletes it (as
-    /// Tablestore does), appending REMOVE.
+    /// An update that leaves a row without columns deletes it, appending
+    /// REMOVE (a row with no cells could otherwise never expire).
     ///
     /// # Errors
     ///

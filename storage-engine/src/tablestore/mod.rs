@@ -37,8 +37,10 @@ pub use write::PutColumn;
 
 /// The Tablestore model of an [`Engine`](crate::Engine), from
 /// [`Engine::tablestore`](crate::Engine::tablestore): CreateTable,
-/// UpdateTable's options, PutRow / UpdateRow / DeleteRow / GetRow, a full
-/// scan and the change records ("Tablestore: Data versions and TTL").
+/// UpdateTable's options, ListTable, DeleteTable, PutRow / UpdateRow /
+/// DeleteRow (with `row_existence` conditions and UpdateRow's DELETE /
+/// DELETE_ALL column actions), GetRow, GetRange, a full scan and the change
+/// records ("Tablestore: Data versions and TTL").
 /// Borrows the engine; cheap to copy.
 #[derive(Clone, Copy)]
 pub struct Tablestore<'a> {
