@@ -136,6 +136,7 @@ impl Engine {
                     open_shards: recovered.open_shards,
                 }),
                 sweep_resume: crate::sweeper::resume::SweepResume::default(),
+                processed_watermarks: Default::default(),
             }),
             dynamodb: Arc::new(DynamoDbCache {
                 tables: RwLock::new(tables),

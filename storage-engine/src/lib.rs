@@ -147,7 +147,10 @@
 //! * The Spanner model ([`spanner`]) takes DDL only for the row deletion
 //!   policy; tables are created from a [`spanner::SpannerTableDefinition`]
 //!   value. No UPDATE mods, no SQL, one change-stream partition; backup and
-//!   restore is a table copy ([`Spanner::restore_table_from_backup`](crate::Spanner::restore_table_from_backup)).
+//!   restore is a table copy ([`Spanner::restore_table_from_backup`](crate::Spanner::restore_table_from_backup)). The
+//!   policy's processed watermark
+//!   ([`Spanner::processed_watermark_millis`](crate::Spanner::processed_watermark_millis)) is kept in memory
+//!   only; no cascade is refused as too large, so no row is undeletable.
 //!
 //! ## Example
 //!

@@ -26,6 +26,7 @@ mod schema;
 mod stage;
 mod sweep;
 mod value;
+pub(crate) mod watermark;
 mod write;
 
 pub use ddl::{DdlError, MAX_POLICY_DAYS, RowDeletionPolicy};

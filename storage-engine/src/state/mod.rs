@@ -9,6 +9,7 @@ use crate::storage::Store;
 use crate::stream::shards::StreamOptions;
 use crate::stream::shards::alloc::WriteState;
 use crate::sweeper::resume::SweepResume;
+use crate::sweeper::watermark::ProcessedWatermarks;
 use clock::Clock;
 use fjall::PersistMode;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -25,6 +26,8 @@ pub(crate) struct Inner {
     /// Where the last budget-limited pass stopped in each Tablestore and
     /// Spanner table (see `sweeper/resume.rs`).
     pub sweep_resume: SweepResume,
+    /// Each Spanner table's processed watermark (see `sweeper/watermark.rs`).
+    pub processed_watermarks: ProcessedWatermarks,
 }
 
 impl Inner {

@@ -5,10 +5,10 @@
 //! change record in one atomic batch.
 
 use super::Tablestore;
-use super::row::{Cell, StoredRow};
+use super::change::{ColumnChange, RowExistence};
+use super::row::StoredRow;
 use super::{TablestoreMeta, TablestoreOptions, TablestoreTableDefinition, load, meta_key};
 use crate::error::{StorageError, TableError, WriteError};
-use crate::storage::attribute::validate_attribute;
 use crate::storage::{ITEMS, decode_json, encode_json, item_key};
 use crate::stream::keys::stream_key;
 use crate::stream::record::{RecordInput, SequenceNumber, UserIdentity, build_record};
@@ -156,23 +156,10 @@ impl Tablestore<'_> {
     /// [`WriteError::TableNotFound`]; [`WriteError::Validation`] for a bad
     /// primary key; [`WriteError::Storage`].
     pub fn delete_row(&self, table: &str, primary_key: &Item) -> Result<bool, WriteError> {
-        let mut state = self.inner.lock_writes();
-        let meta = self.tablestore_write_meta(table)?;
-        let pk = meta
-            .definition
-            .encode_key(primary_key)
-            .map_err(|m| validation(table, m))?;
-        let Some(old) = self.load_stored_row(meta.id, &pk)? else {
-            return Ok(false);
-        };
-        let mut batch = self.inner.store.db.batch();
-        let mut seq = state.next_sequence_number;
-        self.stage_row(&mut batch, &mut seq, &meta, &pk, Some(&old), None, None)?;
-        batch.commit()?;
-        state.next_sequence_number = seq;
-        Ok(true)
+        self.delete_row_if(table, primary_key, RowExistence::Ignore)
     }
 
+    /// PutRow (`replace`) or UpdateRow with PUT actions only, unconditional.
     fn write_row(
         &self,
         table: &str,
@@ -180,78 +167,8 @@ impl Tablestore<'_> {
         columns: Vec<PutColumn>,
         replace: bool,
     ) -> Result<(), WriteError> {
-        let mut state = self.inner.lock_writes();
-        let meta = self.tablestore_write_meta(table)?;
-        let def = &meta.definition;
-        let pk = def
-            .encode_key(&primary_key)
-            .map_err(|m| validation(table, m))?;
-        let now = self.inner.clock.now_millis();
-        let (low, high) = def.options.writable_version_range(now);
-        let old = self.load_stored_row(meta.id, &pk)?;
-        let mut new = match (&old, replace) {
-            (Some(o), false) => o.clone(),
-            _ => StoredRow {
-                primary_key,
-                ..StoredRow::default()
-            },
-        };
-        for c in columns {
-            if c.name.is_empty() || c.name.len() > 255 {
-                return Err(validation(
-                    table,
-                    "column names must be 1 to 255 bytes".into(),
-                ));
-            }
-            if def.primary_key.iter().any(|k| k.attribute_name == c.name) {
-                return Err(validation(
-                    table,
-                    format!("column `{}` is a primary key column", c.name),
-                ));
-            }
-            validate_attribute(&c.name, &c.value).map_err(|m| validation(table, m))?;
-            let version = c.version_millis.unwrap_or(now);
-            if version < low || version >= high {
-                return Err(validation(
-                    table,
-                    format!(
-                        "column `{}`: version {version} ms is outside the allowed range [{low}, {high}) ms \
-                         (max(now - max_time_deviation, now - time_to_live) to now + max_time_deviation)",
-                        c.name
-                    ),
-                ));
-            }
-            new.insert(
-                &c.name,
-                Cell {
-                    version_millis: version,
-                    value: c.value,
-                },
-            );
-        }
-        if old.as_ref() == Some(&new) {
-            return Ok(());
-        }
-        let mut batch = self.inner.store.db.batch();
-        let mut seq = state.next_sequence_number;
-        self.stage_row(
-            &mut batch,
-            &mut seq,
-            &meta,
-            &pk,
-            old.as_ref(),
-            Some(&new),
-            None,
-        )?;
-        batch.commit()?;
-        state.next_sequence_number = seq;
-        Ok(())
-    }
-
-    fn tablestore_write_meta(&self, table: &str) -> Result<TablestoreMeta, WriteError> {
-        load(&self.inner.store, table)?.ok_or_else(|| WriteError::TableNotFound {
-            table: table.to_string(),
-        })
+        let changes = columns.into_iter().map(ColumnChange::Put).collect();
+        self.change_row(table, primary_key, changes, replace, RowExistence::Ignore)
     }
 
     fn commit_tablestore_meta(&self, meta: &TablestoreMeta) -> Result<(), TableError> {
@@ -314,12 +231,5 @@ impl Tablestore<'_> {
         let bytes = crate::stream::codec::encode_change(&record);
         batch.insert(&store.stream, stream_key(meta.id, seq), bytes);
         Ok(())
-    }
-}
-
-fn validation(table: &str, message: String) -> WriteError {
-    WriteError::Validation {
-        table: table.to_string(),
-        message,
     }
 }

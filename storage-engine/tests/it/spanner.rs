@@ -410,3 +410,52 @@ fn tables_and_sequence_numbers_survive_reopen() {
     assert_eq!(entries.len(), 1);
     assert!(entries[0].sequence_number > last);
 }
+
+/// The processed watermark ("Spanner: TTL metrics and monitoring",
+/// `PROCESSED_WATERMARK`): the read time of the last pass that went through
+/// every due row; none before such a pass, none without a policy.
+#[test]
+fn processed_watermark_is_the_last_complete_pass() {
+    let (_d, clock, engine) = open();
+    assert_eq!(
+        engine
+            .spanner()
+            .processed_watermark_millis("Singers")
+            .unwrap(),
+        None
+    );
+    engine
+        .spanner()
+        .insert_row("Singers", singer(1, "Ann", Some(NOW)))
+        .unwrap();
+    clock.advance(Duration::from_millis(2 * DAY as u64));
+    assert_eq!(engine.sweep_now().unwrap().deleted, 1);
+    assert_eq!(
+        engine
+            .spanner()
+            .processed_watermark_millis("Singers")
+            .unwrap(),
+        Some(NOW + 2 * DAY)
+    );
+    clock.advance(Duration::from_millis(1000));
+    engine.sweep_now().unwrap();
+    assert_eq!(
+        engine
+            .spanner()
+            .processed_watermark_millis("Singers")
+            .unwrap(),
+        Some(NOW + 2 * DAY + 1000),
+        "a pass with nothing due still processes the table"
+    );
+    assert_eq!(
+        engine
+            .spanner()
+            .processed_watermark_millis("Albums")
+            .unwrap(),
+        None
+    );
+    assert!(matches!(
+        engine.spanner().processed_watermark_millis("Nope"),
+        Err(ttlstream_engine::ReadError::TableNotFound { .. })
+    ));
+}
