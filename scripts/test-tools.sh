@@ -6,7 +6,8 @@
 # Everything goes under $TTLSTREAM_TOOLS_DIR (default target/tools), so a fresh
 # clone needs nothing installed by hand:
 # - a Python venv with cfn-lint (deploy checks), boto3 (the boto3 client test),
-#   requests (the Spanner REST test),
+#   requests (the Tablestore JSON API and Spanner REST tests, tests/tablestore/
+#   and tests/spanner/ttl_life.py),
 #   moto[server] (`moto_server`: DynamoDB Streams peer, benchmark baseline) and
 #   cargo-lambda (`cargo lambda watch` for the Lambda entry point);
 # - s3s-fs 0.14.1 (an S3-compatible server on the local file system).

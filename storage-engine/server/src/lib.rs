@@ -20,6 +20,12 @@
 //! name (`ValidationException`), never dropped. Errors are AWS's shapes
 //! ([`ApiError`]), with DynamoDB's messages for the cases clients match on.
 //!
+//! The same listener serves the two other TTL models: Tablestore's
+//! operations as JSON at `POST /<Operation>` (`tablestore/`,
+//! `TABLESTORE.md`), and a subset of Spanner's REST API v1 under
+//! `/v1/projects/{project}/instances/{instance}/` (`spanner/`,
+//! `SPANNER.md`), each with its service's error shape.
+//!
 //! ## Limits of this slice
 //!
 //! * SigV4 signatures are verified only when [`ServerOptions::credentials`]
@@ -68,6 +74,7 @@ mod spanner;
 mod streams;
 mod table_update;
 mod tables;
+mod tablestore;
 mod tags;
 mod ttl;
 
@@ -173,7 +180,8 @@ struct AppState {
     manual_clock: Option<Arc<ManualClock>>,
 }
 
-/// The axum router serving the DynamoDB API on `POST /` and the admin
+/// The axum router serving the DynamoDB API on `POST /`, Tablestore's at
+/// `POST /<Operation>`, Spanner's under `/v1/`, and the admin
 /// paths under [`ADMIN_PREFIX`] for `engine` (`options.listen` is not used
 /// here). Serve it with `into_make_service_with_connect_info::<SocketAddr>()`:
 /// the admin paths check the peer address.
@@ -183,6 +191,7 @@ pub fn router(engine: Engine, options: &ServerOptions) -> Router {
         .route("/_ttlstream/sweep", post(admin::sweep))
         .route("/_ttlstream/clock", get(admin::clock).post(admin::clock))
         .route("/v1/{*path}", axum::routing::any(spanner::handle))
+        .merge(tablestore::routes())
         .with_state(AppState {
             engine,
             max_request_body_bytes: options.max_request_body_bytes,

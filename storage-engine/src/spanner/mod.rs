@@ -9,13 +9,18 @@
 //! * The policy column is a TIMESTAMP, stored as epoch **milliseconds**
 //!   ([`SpannerValue::Timestamp`]); NULL never expires; rows already past the
 //!   policy can be inserted, and stay readable until deleted.
+//! * Writes are commits ([`Spanner::commit`](crate::Spanner::commit)): a list
+//!   of `insert`, `update`, `insertOrUpdate`, `replace` and `delete`
+//!   mutations ([`SpannerMutation`]) applied as one atomic transaction, none
+//!   checked against the policy; `insert_row` and `delete_row` are commits
+//!   of one mutation.
 //! * The sweeper deletes due rows in batches; each batch is one atomic write
 //!   holding the rows, their secondary-index and expiry-index entries, their
 //!   interleaved child rows (recursively, with their entries), and the
 //!   [`DataChangeRecord`]s (`mod_type: DELETE`, `is_system_transaction: true`,
 //!   `transaction_tag: "RowDeletionPolicy"`). A user's delete has
 //!   `is_system_transaction: false` and an empty tag.
-//! * [`Engine::restore_table_from_backup`](crate::Engine::restore_table_from_backup)
+//! * [`Spanner::restore_table_from_backup`](crate::Spanner::restore_table_from_backup)
 //!   copies a table, which comes back without its policy.
 
 mod backup;
@@ -27,6 +32,7 @@ mod schema;
 mod stage;
 mod sweep;
 mod value;
+pub(crate) mod watermark;
 mod write;
 
 pub use ddl::{DdlError, MAX_POLICY_DAYS, RowDeletionPolicy};
@@ -38,6 +44,22 @@ pub use record::{
 };
 pub use schema::{SpannerColumn, SpannerIndex, SpannerRow, SpannerTableDefinition};
 pub use value::{SpannerType, SpannerValue, rfc3339_millis};
+
+/// The Spanner model of an [`Engine`](crate::Engine), from
+/// [`Engine::spanner`](crate::Engine::spanner): tables with a row deletion
+/// policy ("Spanner: About time to live (TTL)"), row inserts and deletes,
+/// reads by key and by index, the change stream, backup and restore.
+/// Borrows the engine; cheap to copy.
+#[derive(Clone, Copy)]
+pub struct Spanner<'a> {
+    pub(crate) inner: &'a crate::state::Inner,
+}
+
+impl std::fmt::Debug for Spanner<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Spanner").finish_non_exhaustive()
+    }
+}
 
 use crate::error::StorageError;
 use crate::storage::{META, Store, decode_json};

@@ -8,7 +8,8 @@
 //! * `insert_or_update`: insert, or update as above.
 //! * `replace`: insert, or delete the row (cascading to interleaved child rows)
 //!   and insert the given columns; columns not given become NULL.
-//! * `delete`: rows by key; a missing row is not an error.
+//! * `delete`: rows by key, with their interleaved child rows; a missing row
+//!   is not an error.
 //!
 //! No mutation is checked against a row deletion policy: a row already past
 //! the policy is written and stays readable until the sweeper deletes it. All
@@ -17,15 +18,11 @@
 //! mutation sees the rows written by the mutations before it; a delete's
 //! cascade sees only child rows committed before the commit.
 
-use super::record::{Mod, ModType};
 use super::schema::SpannerRow;
-use super::stage::{Txn, index_entries};
+use super::stage::Txn;
 use super::value::SpannerValue;
-use super::{SpannerMeta, load, load_all};
-use crate::engine::Engine;
-use crate::error::StorageError;
-use crate::storage::{encode_json, expiry_key, item_key};
-use serde_json::Map;
+use super::{Spanner, SpannerMeta, load, load_all};
+use crate::error::{StorageError, WriteError};
 use std::collections::HashMap;
 
 /// One mutation of a commit, on one table (the REST API's `Mutation`).
@@ -119,26 +116,56 @@ pub enum MutationError {
 /// Rows written by earlier mutations of the commit: `None` = deleted.
 type Overlay = HashMap<(u32, Vec<u8>), Option<SpannerRow>>;
 
-impl Engine {
+impl MutationError {
+    /// The same refusal for a one-row write ([`Spanner::insert_row`],
+    /// [`Spanner::delete_row`]): the table, and the message without the
+    /// mutation's position.
+    pub(super) fn into_write_error(self) -> WriteError {
+        match self {
+            MutationError::TableNotFound { table } => WriteError::TableNotFound { table },
+            MutationError::Invalid { table, message, .. }
+            | MutationError::RowNotFound { table, message, .. } => {
+                WriteError::Validation { table, message }
+            }
+            MutationError::AlreadyExists { table, key, .. } => WriteError::Validation {
+                table,
+                message: format!("row {key} already exists"),
+            },
+            MutationError::Storage(e) => WriteError::Storage(e),
+        }
+    }
+}
+
+impl Spanner<'_> {
     /// Applies `mutations` in order as one atomic write and one transaction
-    /// (see the module docs); the data change records carry
-    /// `is_system_transaction: false` and an empty `transaction_tag`.
+    /// (Spanner REST `sessions.commit`; the rules are in the module docs).
+    /// The transaction's data change records (one per table and mod type,
+    /// one mod per row) carry `is_system_transaction: false` and an empty
+    /// `transaction_tag`: an INSERT mod per inserted row, an UPDATE mod with
+    /// the columns given per updated row (`update`, `insertOrUpdate` of an
+    /// existing row), a DELETE and an INSERT mod per replaced row, a DELETE
+    /// mod per deleted row and per interleaved child row deleted with it.
     ///
     /// # Errors
     ///
     /// [`MutationError::TableNotFound`], [`MutationError::Invalid`],
     /// [`MutationError::AlreadyExists`], [`MutationError::RowNotFound`],
-    /// [`MutationError::Storage`]; nothing is written.
-    pub fn commit_spanner_mutations(
-        &self,
-        mutations: &[SpannerMutation],
-    ) -> Result<(), MutationError> {
-        let mut state = self.lock_writes();
+    /// [`MutationError::Storage`]; the middle three name the failing
+    /// mutation's 0-based position. Nothing is written.
+    pub fn commit(&self, mutations: &[SpannerMutation]) -> Result<(), MutationError> {
+        self.apply(mutations).map(|_| ())
+    }
+
+    /// [`Spanner::commit`]; returns how many rows the `delete` mutations
+    /// deleted (interleaved child rows not counted).
+    pub(super) fn apply(&self, mutations: &[SpannerMutation]) -> Result<u64, MutationError> {
+        let mut state = self.inner.lock_writes();
         let store = &self.inner.store;
         let all = load_all(store)?;
         let mut batch = store.db.batch();
         let mut txn = Txn::default();
         let mut overlay = Overlay::new();
+        let mut deleted = 0_u64;
         for (index, m) in mutations.iter().enumerate() {
             let (table, row, keys) = match m {
                 SpannerMutation::Insert { table, row }
@@ -161,6 +188,7 @@ impl Engine {
                     if let Some(old) = self.overlay_row(&overlay, meta.id, &enc)? {
                         self.stage_spanner_delete(&mut batch, &all, &meta, &enc, &old, &mut txn)?;
                         overlay.insert((meta.id, enc), None);
+                        deleted += 1;
                     }
                 }
                 continue;
@@ -231,19 +259,7 @@ impl Engine {
         self.stage_spanner_records(&mut batch, &mut seq, txn, false, "")?;
         batch.commit().map_err(StorageError::from)?;
         state.next_sequence_number = seq;
-        Ok(())
-    }
-
-    /// The names of every Spanner-model table, in name order.
-    ///
-    /// # Errors
-    ///
-    /// [`StorageError`] when the metadata cannot be read.
-    pub fn spanner_table_names(&self) -> Result<Vec<String>, StorageError> {
-        Ok(load_all(&self.inner.store)?
-            .into_iter()
-            .map(|m| m.definition.table_name)
-            .collect())
+        Ok(deleted)
     }
 
     fn overlay_row(
@@ -293,77 +309,6 @@ impl Engine {
                 "parent row in `{parent}` does not exist"
             )))
         }
-    }
-
-    /// Stages an update of `old` to `new` (`written`: the columns the
-    /// mutation gave): row, index and policy entries, an UPDATE mod.
-    #[allow(clippy::too_many_arguments)]
-    fn stage_spanner_update(
-        &self,
-        batch: &mut fjall::OwnedWriteBatch,
-        meta: &SpannerMeta,
-        key: &[u8],
-        old: &SpannerRow,
-        new: &SpannerRow,
-        written: &SpannerRow,
-        txn: &mut Txn,
-    ) -> Result<(), StorageError> {
-        let store = &self.inner.store;
-        for entry in index_entries(meta, key, old) {
-            batch.remove(&store.items, entry);
-        }
-        if let Some(ms) = meta.definition.policy_timestamp(old) {
-            batch.remove(&store.expiry, expiry_key(meta.id, ms, key));
-        }
-        batch.insert(
-            &store.items,
-            item_key(meta.id, key),
-            encode_json("Spanner row", new)?,
-        );
-        for entry in index_entries(meta, key, new) {
-            batch.insert(&store.items, entry, Vec::<u8>::new());
-        }
-        if let Some(ms) = meta.definition.policy_timestamp(new) {
-            batch.insert(
-                &store.expiry,
-                expiry_key(meta.id, ms, key),
-                Vec::<u8>::new(),
-            );
-        }
-        let def = &meta.definition;
-        let value = |r: &SpannerRow, c: &str| r.get(c).unwrap_or(&SpannerValue::Null).to_json();
-        let keys: Map<_, _> = def
-            .primary_key
-            .iter()
-            .map(|k| (k.clone(), value(new, k)))
-            .collect();
-        let changed: Vec<&String> = written
-            .keys()
-            .filter(|c| !def.primary_key.contains(c))
-            .collect();
-        let keep_old = def
-            .value_capture_type
-            .is_some_and(|v| v.includes_old_values());
-        txn.push(
-            meta,
-            ModType::Update,
-            Mod {
-                keys,
-                new_values: changed
-                    .iter()
-                    .map(|c| ((*c).clone(), value(new, c)))
-                    .collect(),
-                old_values: if keep_old {
-                    changed
-                        .iter()
-                        .map(|c| ((*c).clone(), value(old, c)))
-                        .collect()
-                } else {
-                    Map::new()
-                },
-            },
-        );
-        Ok(())
     }
 }
 

@@ -1,12 +1,12 @@
 //! Staging row changes into an atomic batch: the row, its secondary-index
 //! and policy entries, interleaved children (on delete), and the data change
-//! records of the transaction ("Spanner: Change streams overview").
+//! records of the transaction (INSERT, UPDATE, DELETE mods) ("Spanner: Change streams overview").
 
+use super::Spanner;
 use super::SpannerMeta;
 use super::record::{ColumnType, DataChangeRecord, Mod, ModType, TypeCode};
 use super::schema::{SpannerRow, SpannerTableDefinition};
 use super::value::{SpannerValue, rfc3339_millis};
-use crate::engine::Engine;
 use crate::error::StorageError;
 use crate::storage::{ITEMS, decode_json, encode_json, expiry_key, item_key};
 use crate::stream::keys::stream_key;
@@ -21,7 +21,7 @@ pub(crate) struct Txn {
 }
 
 impl Txn {
-    pub(super) fn push(&mut self, meta: &SpannerMeta, mod_type: ModType, m: Mod) {
+    fn push(&mut self, meta: &SpannerMeta, mod_type: ModType, m: Mod) {
         if meta.definition.value_capture_type.is_none() {
             return;
         }
@@ -38,7 +38,7 @@ impl Txn {
     }
 }
 
-impl Engine {
+impl Spanner<'_> {
     /// Stages a row, its index entries and its policy entry.
     pub(crate) fn stage_spanner_insert(
         &self,
@@ -106,6 +106,77 @@ impl Engine {
             meta,
             ModType::Delete,
             build_mod(&meta.definition, row, false),
+        );
+        Ok(())
+    }
+
+    /// Stages an update of `old` to `new` (`written`: the columns the
+    /// mutation gave): row, index and policy entries, an UPDATE mod.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn stage_spanner_update(
+        &self,
+        batch: &mut OwnedWriteBatch,
+        meta: &SpannerMeta,
+        key: &[u8],
+        old: &SpannerRow,
+        new: &SpannerRow,
+        written: &SpannerRow,
+        txn: &mut Txn,
+    ) -> Result<(), StorageError> {
+        let store = &self.inner.store;
+        for entry in index_entries(meta, key, old) {
+            batch.remove(&store.items, entry);
+        }
+        if let Some(ms) = meta.definition.policy_timestamp(old) {
+            batch.remove(&store.expiry, expiry_key(meta.id, ms, key));
+        }
+        batch.insert(
+            &store.items,
+            item_key(meta.id, key),
+            encode_json("Spanner row", new)?,
+        );
+        for entry in index_entries(meta, key, new) {
+            batch.insert(&store.items, entry, Vec::<u8>::new());
+        }
+        if let Some(ms) = meta.definition.policy_timestamp(new) {
+            batch.insert(
+                &store.expiry,
+                expiry_key(meta.id, ms, key),
+                Vec::<u8>::new(),
+            );
+        }
+        let def = &meta.definition;
+        let value = |r: &SpannerRow, c: &str| r.get(c).unwrap_or(&SpannerValue::Null).to_json();
+        let keys: Map<_, _> = def
+            .primary_key
+            .iter()
+            .map(|k| (k.clone(), value(new, k)))
+            .collect();
+        let changed: Vec<&String> = written
+            .keys()
+            .filter(|c| !def.primary_key.contains(c))
+            .collect();
+        let keep_old = def
+            .value_capture_type
+            .is_some_and(|v| v.includes_old_values());
+        txn.push(
+            meta,
+            ModType::Update,
+            Mod {
+                keys,
+                new_values: changed
+                    .iter()
+                    .map(|c| ((*c).clone(), value(new, c)))
+                    .collect(),
+                old_values: if keep_old {
+                    changed
+                        .iter()
+                        .map(|c| ((*c).clone(), value(old, c)))
+                        .collect()
+                } else {
+                    Map::new()
+                },
+            },
         );
         Ok(())
     }

@@ -1,17 +1,17 @@
-//! Spanner table administration and row writes. Every write runs under the
-//! engine's write lock and commits rows, index entries, policy entries and
-//! data change records in one atomic batch (one "transaction").
+//! Spanner table administration, and the one-row writes, each a commit of
+//! one mutation (`mutation.rs`: under the engine's write lock, rows, index
+//! entries, policy entries and data change records in one atomic batch).
 
+use super::Spanner;
 use super::ddl::RowDeletionPolicy;
+use super::mutation::{MutationError, SpannerMutation};
 use super::schema::{SpannerRow, SpannerTableDefinition, check_policy};
-use super::stage::Txn;
 use super::value::SpannerValue;
-use super::{SpannerMeta, load, load_all, meta_key};
-use crate::engine::Engine;
+use super::{SpannerMeta, load, meta_key};
 use crate::error::{StorageError, TableError, WriteError};
 use crate::storage::{ITEMS, decode_json, expiry_key, expiry_table_prefix, item_key};
 
-impl Engine {
+impl Spanner<'_> {
     /// Creates a Spanner-model table (`CREATE TABLE`, with its indexes and
     /// optional row deletion policy and interleaving).
     ///
@@ -20,12 +20,9 @@ impl Engine {
     /// [`TableError::Invalid`] (bad name, column, key, index, policy column
     /// not a TIMESTAMP, missing parent or key not extending the parent's);
     /// [`TableError::AlreadyExists`]; [`TableError::Storage`].
-    pub fn create_spanner_table(
-        &self,
-        definition: SpannerTableDefinition,
-    ) -> Result<(), TableError> {
+    pub fn create_table(&self, definition: SpannerTableDefinition) -> Result<(), TableError> {
         let table = definition.table_name.clone();
-        let mut state = self.lock_writes();
+        let mut state = self.inner.lock_writes();
         let store = &self.inner.store;
         if load(store, &table)?.is_some() {
             return Err(TableError::AlreadyExists { table });
@@ -57,10 +54,7 @@ impl Engine {
     /// # Errors
     ///
     /// [`TableError::NotFound`]; [`TableError::Storage`].
-    pub fn describe_spanner_table(
-        &self,
-        table: &str,
-    ) -> Result<SpannerTableDefinition, TableError> {
+    pub fn describe_table(&self, table: &str) -> Result<SpannerTableDefinition, TableError> {
         Ok(self.spanner_meta(table)?.definition)
     }
 
@@ -77,7 +71,7 @@ impl Engine {
         table: &str,
         policy: Option<RowDeletionPolicy>,
     ) -> Result<(), TableError> {
-        let _state = self.lock_writes();
+        let _state = self.inner.lock_writes();
         let mut meta = self.spanner_meta(table)?;
         if let Some(p) = &policy {
             check_policy(&meta.definition, p).map_err(|message| TableError::Invalid {
@@ -119,8 +113,9 @@ impl Engine {
         self.set_row_deletion_policy(table, Some(policy))
     }
 
-    /// Inserts a row (Spanner `INSERT`). Rows whose policy column is already
-    /// past the policy are accepted (and deleted by the next sweep).
+    /// Inserts a row (Spanner `INSERT`): [`Spanner::commit`] of one
+    /// `insert` mutation. Rows whose policy column is already past the
+    /// policy are accepted (and deleted by the next sweep).
     ///
     /// # Errors
     ///
@@ -129,96 +124,34 @@ impl Engine {
     /// column, a row that already exists (Spanner `ALREADY_EXISTS`), or an
     /// interleaved row whose parent row does not exist; [`WriteError::Storage`].
     pub fn insert_row(&self, table: &str, row: SpannerRow) -> Result<(), WriteError> {
-        let mut state = self.lock_writes();
-        let invalid = |message: String| WriteError::Validation {
+        self.commit(&[SpannerMutation::Insert {
             table: table.to_string(),
-            message,
-        };
-        let meta = self.spanner_write_meta(table)?;
-        let def = &meta.definition;
-        for (name, value) in &row {
-            let ty = def
-                .column_type(name)
-                .ok_or_else(|| invalid(format!("`{name}` is not a column")))?;
-            if !value.fits(ty) {
-                return Err(invalid(format!(
-                    "column `{name}` is {}, the value is not",
-                    ty.as_str()
-                )));
-            }
-        }
-        let key = def.encode_key_of(&row).map_err(invalid)?;
-        let store = &self.inner.store;
-        if store.items.get(item_key(meta.id, &key))?.is_some() {
-            return Err(invalid("a row with this primary key already exists".into()));
-        }
-        if let Some(parent) = &def.interleave_in_parent {
-            let pmeta = self.spanner_write_meta(parent)?;
-            let pvalues: Vec<SpannerValue> = pmeta
-                .definition
-                .primary_key
-                .iter()
-                .map(|k| row.get(k).cloned().unwrap_or(SpannerValue::Null))
-                .collect();
-            let pkey = pmeta.definition.encode_key(&pvalues).map_err(invalid)?;
-            if store.items.get(item_key(pmeta.id, &pkey))?.is_none() {
-                return Err(invalid(format!("parent row in `{parent}` does not exist")));
-            }
-        }
-        let mut batch = store.db.batch();
-        let mut txn = Txn::default();
-        self.stage_spanner_insert(&mut batch, &meta, &key, &row, &mut txn)?;
-        let mut seq = state.next_sequence_number;
-        self.stage_spanner_records(&mut batch, &mut seq, txn, false, "")?;
-        batch.commit()?;
-        state.next_sequence_number = seq;
-        Ok(())
+            row,
+        }])
+        .map_err(MutationError::into_write_error)
     }
 
     /// Deletes a row by primary key (values in key order), with its
-    /// interleaved child rows; returns whether it existed. Its records have
+    /// interleaved child rows: [`Spanner::commit`] of one `delete`
+    /// mutation. Returns whether the row existed. Its records have
     /// `is_system_transaction: false`.
     ///
     /// # Errors
     ///
     /// [`WriteError::TableNotFound`]; [`WriteError::Validation`] for a bad
     /// key; [`WriteError::Storage`].
-    pub fn delete_spanner_row(
-        &self,
-        table: &str,
-        key: &[SpannerValue],
-    ) -> Result<bool, WriteError> {
-        let mut state = self.lock_writes();
-        let meta = self.spanner_write_meta(table)?;
-        let enc = meta
-            .definition
-            .encode_key(key)
-            .map_err(|message| WriteError::Validation {
+    pub fn delete_row(&self, table: &str, key: &[SpannerValue]) -> Result<bool, WriteError> {
+        let deleted = self
+            .apply(&[SpannerMutation::Delete {
                 table: table.to_string(),
-                message,
-            })?;
-        let Some(row) = self.load_spanner_row(meta.id, &enc)? else {
-            return Ok(false);
-        };
-        let all = load_all(&self.inner.store)?;
-        let mut batch = self.inner.store.db.batch();
-        let mut txn = Txn::default();
-        self.stage_spanner_delete(&mut batch, &all, &meta, &enc, &row, &mut txn)?;
-        let mut seq = state.next_sequence_number;
-        self.stage_spanner_records(&mut batch, &mut seq, txn, false, "")?;
-        batch.commit()?;
-        state.next_sequence_number = seq;
-        Ok(true)
+                keys: vec![key.to_vec()],
+            }])
+            .map_err(MutationError::into_write_error)?;
+        Ok(deleted > 0)
     }
 
     pub(crate) fn spanner_meta(&self, table: &str) -> Result<SpannerMeta, TableError> {
         load(&self.inner.store, table)?.ok_or_else(|| TableError::NotFound {
-            table: table.to_string(),
-        })
-    }
-
-    fn spanner_write_meta(&self, table: &str) -> Result<SpannerMeta, WriteError> {
-        load(&self.inner.store, table)?.ok_or_else(|| WriteError::TableNotFound {
             table: table.to_string(),
         })
     }

@@ -7,12 +7,14 @@
 mod common;
 mod concurrency;
 mod crash_safety;
+mod crash_safety_models;
 mod expressions;
 mod indexes;
 mod items_query;
 mod model;
 mod reopen;
 mod spanner;
+mod spanner_commit;
 mod stream_records;
 mod stream_retention;
 mod stream_shards;

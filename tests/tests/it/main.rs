@@ -14,3 +14,4 @@ mod s3_sink;
 mod serve_fair_sweep;
 mod sidecar_restart;
 mod spanner_ttl_life;
+mod tablestore_ttl_life;

@@ -3,7 +3,7 @@
 //! engine restore per table. A backup holds no row deletion policy and no
 //! interleaving (see `databases::restore`), so nothing in it expires.
 
-use super::error::{Code, SpannerError, table_error};
+use super::error::{Code, SpannerError, read_error, table_error};
 use super::names::{self, Scope};
 use super::{done_operation, required_str};
 use serde_json::{Value, json};
@@ -36,7 +36,10 @@ pub(crate) fn create(
     let to = Scope {
         prefix: names::backup_prefix(backup_id),
     };
-    let all = engine.spanner_table_names()?;
+    let all = engine
+        .spanner()
+        .list_tables()
+        .map_err(|e| read_error(e, str::to_string))?;
     let name = format!("{instance}/backups/{backup_id}");
     if !to.tables(&all).is_empty() {
         return Err(SpannerError::new(
@@ -53,6 +56,7 @@ pub(crate) fn create(
     }
     for t in &sources {
         engine
+            .spanner()
             .restore_table_from_backup(&from.engine(t), &to.engine(t))
             .map_err(|e| table_error(e, |n| to.user(n)))?;
     }

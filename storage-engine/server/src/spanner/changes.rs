@@ -49,7 +49,8 @@ pub(crate) fn read(engine: &Engine, db: &Database, query: &str) -> Result<Value,
     let table =
         table.ok_or_else(|| SpannerError::invalid("the table query parameter is required"))?;
     let entries = engine
-        .read_spanner_change_stream(&db.scope.engine(&table), after, limit)
+        .spanner()
+        .read_change_stream(&db.scope.engine(&table), after, limit)
         .map_err(|e| match e {
             StreamError::TableNotFound { .. } => {
                 SpannerError::new(Code::NotFound, format!("Table not found: {table}"))

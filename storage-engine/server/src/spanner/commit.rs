@@ -48,7 +48,8 @@ pub(crate) fn commit(engine: &Engine, db: &Database, body: &Value) -> Result<Val
         })?;
         let engine_table = db.scope.engine(table);
         let def = engine
-            .describe_spanner_table(&engine_table)
+            .spanner()
+            .describe_table(&engine_table)
             .map_err(|e| table_error(e, |n| db.scope.user(n)))?;
         if kind == "delete" {
             let keys = key_set(
@@ -80,7 +81,8 @@ pub(crate) fn commit(engine: &Engine, db: &Database, body: &Value) -> Result<Val
         }
     }
     engine
-        .commit_spanner_mutations(&mutations)
+        .spanner()
+        .commit(&mutations)
         .map_err(|e| mutation_error(e, |n| db.scope.user(n)))?;
     Ok(json!({"commitTimestamp": now_rfc3339(engine)}))
 }

@@ -2,7 +2,7 @@
 //! `databases.restore` ("REST Resource: projects.instances.databases").
 
 use super::ddl::{self, Statement};
-use super::error::{Code, SpannerError, table_error};
+use super::error::{Code, SpannerError, read_error, table_error};
 use super::names::{self, Scope};
 use super::{Database, done_operation, required_str};
 use serde_json::{Value, json};
@@ -26,9 +26,15 @@ pub(crate) fn tables(
     scope: &Scope,
 ) -> Result<Vec<SpannerTableDefinition>, SpannerError> {
     let mut left = Vec::new();
-    for t in scope.tables(&engine.spanner_table_names()?) {
+    for t in scope.tables(
+        &engine
+            .spanner()
+            .list_tables()
+            .map_err(|e| read_error(e, str::to_string))?,
+    ) {
         let mut def = engine
-            .describe_spanner_table(&scope.engine(&t))
+            .spanner()
+            .describe_table(&scope.engine(&t))
             .map_err(|e| table_error(e, |n| scope.user(n)))?;
         def.table_name = t;
         def.interleave_in_parent = def.interleave_in_parent.map(|p| scope.user(&p));
@@ -163,12 +169,14 @@ pub(crate) fn update_ddl(
                 def.table_name = scope.engine(&def.table_name);
                 def.interleave_in_parent = def.interleave_in_parent.map(|p| scope.engine(&p));
                 engine
-                    .create_spanner_table(def.change_stream(ValueCaptureType::OldAndNewValues))
+                    .spanner()
+                    .create_table(def.change_stream(ValueCaptureType::OldAndNewValues))
                     .map_err(err)?;
             }
             Statement::AddPolicy { table, policy } => {
                 let current = engine
-                    .describe_spanner_table(&scope.engine(&table))
+                    .spanner()
+                    .describe_table(&scope.engine(&table))
                     .map_err(err)?;
                 if current.row_deletion_policy.is_some() {
                     return Err(SpannerError::new(
@@ -179,18 +187,21 @@ pub(crate) fn update_ddl(
                     ));
                 }
                 engine
+                    .spanner()
                     .set_row_deletion_policy(&scope.engine(&table), Some(policy))
                     .map_err(err)?;
             }
             Statement::ReplacePolicy { table, policy } => {
                 require_policy(engine, scope, &table)?;
                 engine
+                    .spanner()
                     .set_row_deletion_policy(&scope.engine(&table), Some(policy))
                     .map_err(err)?;
             }
             Statement::DropPolicy { table } => {
                 require_policy(engine, scope, &table)?;
                 engine
+                    .spanner()
                     .set_row_deletion_policy(&scope.engine(&table), None)
                     .map_err(err)?;
             }
@@ -212,7 +223,8 @@ pub(crate) fn update_ddl(
 
 fn require_policy(engine: &Engine, scope: &Scope, table: &str) -> Result<(), SpannerError> {
     let def = engine
-        .describe_spanner_table(&scope.engine(table))
+        .spanner()
+        .describe_table(&scope.engine(table))
         .map_err(|e| table_error(e, |n| scope.user(n)))?;
     if def.row_deletion_policy.is_none() {
         return Err(SpannerError::new(
@@ -252,7 +264,12 @@ pub(crate) fn restore(
             prefix: names::database_prefix(id),
         },
     };
-    let sources = from.tables(&engine.spanner_table_names()?);
+    let sources = from.tables(
+        &engine
+            .spanner()
+            .list_tables()
+            .map_err(|e| read_error(e, str::to_string))?,
+    );
     if sources.is_empty() {
         return Err(SpannerError::new(
             Code::NotFound,
@@ -267,6 +284,7 @@ pub(crate) fn restore(
     }
     for t in &sources {
         engine
+            .spanner()
             .restore_table_from_backup(&from.engine(t), &to.scope.engine(t))
             .map_err(|e| table_error(e, |n| to.scope.user(n)))?;
     }

@@ -29,6 +29,7 @@ mod changes;
 mod commit;
 mod databases;
 mod ddl;
+mod ddl_tokens;
 mod error;
 mod names;
 mod read;

@@ -30,7 +30,8 @@ pub(crate) fn key_set(
     }
     if ks.get("all").and_then(Value::as_bool) == Some(true) {
         let rows = engine
-            .scan_spanner_table(engine_table)
+            .spanner()
+            .scan_table(engine_table)
             .map_err(|e| read_error(e, |n| n.to_string()))?;
         return Ok(rows
             .iter()
@@ -79,7 +80,8 @@ pub(crate) fn read(engine: &Engine, db: &Database, body: &Value) -> Result<Value
     let table = super::required_str(body, "table")?;
     let engine_table = db.scope.engine(table);
     let def = engine
-        .describe_spanner_table(&engine_table)
+        .spanner()
+        .describe_table(&engine_table)
         .map_err(|e| table_error(e, |n| db.scope.user(n)))?;
     let columns: Vec<&str> = body
         .get("columns")
@@ -123,7 +125,8 @@ pub(crate) fn read(engine: &Engine, db: &Database, body: &Value) -> Result<Value
                 .ok_or_else(|| SpannerError::invalid("keySet is required"))?;
             if ks.get("all").and_then(Value::as_bool) == Some(true) {
                 engine
-                    .scan_spanner_table(&engine_table)
+                    .spanner()
+                    .scan_table(&engine_table)
                     .map_err(|e| read_error(e, names))?
             } else {
                 let mut out = Vec::new();
@@ -145,6 +148,7 @@ pub(crate) fn read(engine: &Engine, db: &Database, body: &Value) -> Result<Value
                     }
                     out.extend(
                         engine
+                            .spanner()
                             .read_index(&engine_table, index, &values)
                             .map_err(|e| read_error(e, names))?,
                     );
@@ -156,6 +160,7 @@ pub(crate) fn read(engine: &Engine, db: &Database, body: &Value) -> Result<Value
             let mut out = Vec::new();
             for key in key_set(engine, &engine_table, &def, body.get("keySet"), "keySet")? {
                 if let Some(row) = engine
+                    .spanner()
                     .read_row(&engine_table, &key)
                     .map_err(|e| read_error(e, names))?
                 {

@@ -16,4 +16,5 @@ mod spanner;
 mod streams;
 mod support;
 mod table_fidelity;
+mod tablestore;
 mod ttl_status;
