@@ -2,11 +2,14 @@
 """Folder-level import graph of storage-engine/src: the check that no import cycle runs between its folders.
 
 A node is a top-level folder of src/, or "root" for the files directly in
-src/ (lib.rs, engine.rs, error.rs, clock.rs). An edge A -> B: a non-test,
+src/ (lib.rs, engine.rs, models.rs: the one place that assembles the shared
+parts and the models). An edge A -> B: a non-test,
 non-comment line of a file in A names `crate::B...`, or a crate-root
 re-export defined in B (resolved through lib.rs's `pub use`). Test modules
 (from `#[cfg(test)]` to the end of a file, and tests.rs / *_tests.rs files)
-are left out. Prints each folder's imports and any cycle.
+are left out. Prints each folder's imports and any cycle; exits 1 if there
+is one (nothing may import the root, and no folders may import each other
+in a circle), which is how `.ci/run` uses it.
 """
 import os, re, sys
 args = [a for a in sys.argv[1:] if not a.startswith("-")]
@@ -91,6 +94,11 @@ def sccs(exclude):
         if v not in index:
             strong(v)
     return out
+cycles = False
 for label, ex in (("all nodes", set()), ("between folders (root left out)", {"root"})):
     found = sccs(ex)
     print(f"import cycles, {label}:", "none" if not found else " | ".join("{" + ", ".join(c) + "}" for c in found))
+    if found:
+        cycles = True
+if cycles:
+    sys.exit(1)

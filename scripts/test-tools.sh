@@ -6,6 +6,7 @@
 # Everything goes under $TTLSTREAM_TOOLS_DIR (default target/tools), so a fresh
 # clone needs nothing installed by hand:
 # - a Python venv with cfn-lint (deploy checks), boto3 (the boto3 client test),
+#   requests (the Tablestore JSON API test, tests/tablestore/ttl_life.py),
 #   moto[server] (`moto_server`: DynamoDB Streams peer, benchmark baseline) and
 #   cargo-lambda (`cargo lambda watch` for the Lambda entry point);
 # - s3s-fs 0.14.1 (an S3-compatible server on the local file system).
@@ -24,9 +25,9 @@ if [ ! -x "$VENV/bin/python" ]; then
   log "creating $VENV"
   python3 -m venv "$VENV" >&2
 fi
-PY_PACKAGES=(cfn-lint boto3 'moto[server]' cargo-lambda)
+PY_PACKAGES=(cfn-lint boto3 requests 'moto[server]' cargo-lambda)
 if [ ! -x "$VENV/bin/moto_server" ] || [ ! -x "$VENV/bin/cargo-lambda" ] \
-   || [ ! -x "$VENV/bin/cfn-lint" ] || ! "$VENV/bin/python" -c 'import boto3' 2>/dev/null; then
+   || [ ! -x "$VENV/bin/cfn-lint" ] || ! "$VENV/bin/python" -c 'import boto3, requests' 2>/dev/null; then
   log "pip install ${PY_PACKAGES[*]}"
   "$VENV/bin/pip" install --quiet --disable-pip-version-check "${PY_PACKAGES[@]}" >&2
 fi

@@ -18,7 +18,7 @@
 //! second; CPU time of the process per archived deletion (user + system,
 //! every thread; s3s-fs's own not included), steadier than wall time on a
 //! busy machine; peak RSS. The baseline, measured in the same run, is the
-//! engine's own stream read (`Engine::read_stream`) with no filter, encoding
+//! engine's own stream read (`DynamoDb::read_stream`) with no filter, encoding
 //! or sink.
 
 #![allow(clippy::unwrap_used, missing_docs)]
@@ -47,6 +47,7 @@ const FILTER: &str = r#"{"eventName":["REMOVE"],"userIdentity":{"type":["Service
 fn prepare(dir: &Path, items: usize) -> Engine {
     let engine = Engine::open(dir, EngineOptions::default()).unwrap();
     engine
+        .dynamodb()
         .create_table(TableDefinition {
             table_name: TABLE.into(),
             partition_key: KeyAttribute {
@@ -63,6 +64,7 @@ fn prepare(dir: &Path, items: usize) -> Engine {
         })
         .unwrap();
     engine
+        .dynamodb()
         .update_time_to_live(
             TABLE,
             TimeToLiveSpecification {
@@ -97,10 +99,10 @@ fn prepare(dir: &Path, items: usize) -> Engine {
                 ]))
             })
             .collect();
-        engine.put_items(TABLE, chunk).unwrap();
+        engine.dynamodb().put_items(TABLE, chunk).unwrap();
         next = end;
     }
-    while engine.expired_backlog(TABLE).unwrap() > 0 {
+    while engine.dynamodb().expired_backlog(TABLE).unwrap() > 0 {
         engine.sweep_now().unwrap();
     }
     engine.persist().unwrap();
@@ -206,7 +208,7 @@ async fn pass(mut pipeline: Pipeline, limit: u64) -> Sample {
     }
 }
 
-/// The baseline: the same stream read with `Engine::read_stream`, 1,000
+/// The baseline: the same stream read with `DynamoDb::read_stream`, 1,000
 /// records per read, with no filter, encoding or sink. `archived` counts the
 /// records read, so its rate is comparable with the pipeline's read rate.
 fn raw_read_pass(engine: &Engine) -> Sample {
@@ -215,7 +217,10 @@ fn raw_read_pass(engine: &Engine) -> Sample {
     let mut position = StreamPosition::TrimHorizon;
     let mut read = 0;
     loop {
-        let records = engine.read_stream(TABLE, position, 1000).unwrap();
+        let records = engine
+            .dynamodb()
+            .read_stream(TABLE, position, 1000)
+            .unwrap();
         let Some(last) = records.last() else { break };
         read += records.len() as u64;
         position = StreamPosition::AfterSequenceNumber(last.sequence_number);
@@ -349,7 +354,7 @@ async fn main() {
         let _ = std::fs::remove_dir_all(work.path().join(format!("{name}-{pass}")));
     };
     let baseline = plan
-        .measure("baseline: Engine::read_stream, records read", |_| async {
+        .measure("baseline: DynamoDb::read_stream, records read", |_| async {
             raw_read_pass(&engine)
         })
         .await;

@@ -12,6 +12,7 @@
 //!
 //! [source.engine]
 //! table = "SessionData"          # its stream, read from [engine]
+//! model = "dynamodb"             # or "tablestore", "spanner": the table's TTL model
 //!
 //! [checkpoint]
 //! dir = "state"

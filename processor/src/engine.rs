@@ -121,10 +121,14 @@ impl OwnedEngine {
     }
 
     /// Sets the `SweeperLagMilliseconds` gauge of every table of the engine
-    /// (the engine's [`Engine::sweeper_lag_millis`]). A table whose lag
+    /// (the engine's [`DynamoDb::sweeper_lag_millis`](ttlstream_engine::DynamoDb::sweeper_lag_millis)), and the
+    /// `row_deletion_policy/processed_watermark_age` gauge of every Spanner
+    /// table that has a processed watermark
+    /// ([`Spanner::processed_watermark_millis`](ttlstream_engine::Spanner::processed_watermark_millis)). A table whose lag
     /// cannot be read is left out (logged at debug level).
     pub fn publish_sweeper_lag(&self) {
-        let tables = match self.engine.list_tables() {
+        self.publish_processed_watermark_age();
+        let tables = match self.engine.dynamodb().list_tables() {
             Ok(tables) => tables,
             Err(error) => {
                 tracing::debug!(%error, "sweeper lag unavailable: cannot list tables");
@@ -132,12 +136,41 @@ impl OwnedEngine {
             }
         };
         for table in tables {
-            match self.engine.sweeper_lag_millis(&table) {
+            match self.engine.dynamodb().sweeper_lag_millis(&table) {
                 Ok(lag) => {
                     ::metrics::gauge!(names::SWEEPER_LAG_MILLISECONDS, names::TABLE_NAME => table)
                         .set(lag as f64);
                 }
                 Err(error) => tracing::debug!(%table, %error, "sweeper lag unavailable"),
+            }
+        }
+    }
+}
+
+impl OwnedEngine {
+    /// Sets `row_deletion_policy/processed_watermark_age` (seconds) of each
+    /// Spanner table whose policy a complete sweep pass has processed.
+    fn publish_processed_watermark_age(&self) {
+        let tables = match self.engine.spanner().list_tables() {
+            Ok(tables) => tables,
+            Err(error) => {
+                tracing::debug!(%error, "processed watermarks unavailable: cannot list tables");
+                return;
+            }
+        };
+        let now_millis = self.engine.clock().now_millis();
+        for table in tables {
+            match self.engine.spanner().processed_watermark_millis(&table) {
+                Ok(Some(watermark)) => {
+                    let age_secs = now_millis.saturating_sub(watermark).max(0) / 1000;
+                    ::metrics::gauge!(
+                        names::SPANNER_PROCESSED_WATERMARK_AGE,
+                        names::TABLE_NAME => table
+                    )
+                    .set(age_secs as f64);
+                }
+                Ok(None) => {}
+                Err(error) => tracing::debug!(%table, %error, "processed watermark unavailable"),
             }
         }
     }

@@ -201,7 +201,8 @@ impl Pipeline {
         };
         let store = CheckpointStore::open(&checkpoint_config.dir, source.id())?;
         let checkpoint = store.load()?;
-        let counter = TtlDeletionCounter::new(config.metrics.period_secs, source.tables());
+        let counter = TtlDeletionCounter::new(config.metrics.period_secs, source.tables())
+            .with_metric_name(source.ttl_metric_name());
         let tightest = routing.limits().into_iter().reduce(BatchLimits::min);
         let read_limits = ReadLimits {
             max_records: tightest.map_or(config.batch.max_records, |limits| {

@@ -61,6 +61,7 @@ fn engine(dir: &Path) -> Engine {
     )
     .expect("engine");
     engine
+        .dynamodb()
         .create_table(
             TableDefinition::new("Sessions", "pk", ScalarAttributeType::S)
                 .with_sort_key("sk", ScalarAttributeType::S)
@@ -68,6 +69,7 @@ fn engine(dir: &Path) -> Engine {
         )
         .expect("table");
     engine
+        .dynamodb()
         .update_time_to_live(
             "Sessions",
             TimeToLiveSpecification {
@@ -93,7 +95,7 @@ fn engine(dir: &Path) -> Engine {
                 AttributeValue::N(TTL_SECS.to_string()),
             ),
         ]));
-        engine.put_item("Sessions", item).expect("put");
+        engine.dynamodb().put_item("Sessions", item).expect("put");
     }
     clock.set_millis((TTL_SECS + 3_600) * 1000);
     assert_eq!(engine.sweep_now().expect("sweep").deleted, 3);

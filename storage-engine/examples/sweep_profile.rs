@@ -55,7 +55,7 @@ fn main() {
 
         let (start, t) = (sched(), Instant::now());
         for chunk in items.chunks(1000) {
-            engine.put_items(TABLE, chunk.to_vec()).unwrap();
+            engine.dynamodb().put_items(TABLE, chunk.to_vec()).unwrap();
         }
         let writes = line(n, t.elapsed().as_secs_f64(), start, sched());
         clock.advance(Duration::from_secs(3601));

@@ -1,21 +1,25 @@
 //! The engine handle: opening a data directory (recovering every model's
-//! tables and the change stream), the state all models share, and
-//! durability. The crate root: it owns every model's state, so it is the one
-//! place that names them all (with `models.rs`).
+//! tables and the change stream), a handle per model, and durability. The
+//! crate root assembles the shared state (`state/`) and each model's, so it
+//! is the one place that names them all (with `models.rs`).
 
-use crate::clock::{Clock, SystemClock};
-use crate::dynamodb::meta::TableMeta;
+use crate::dynamodb::{DynamoDb, DynamoDbCache};
 use crate::error::{OpenError, StorageError, WriteError};
+use crate::spanner::Spanner;
+use crate::state::Inner;
+use crate::state::clock::{Clock, SystemClock};
 use crate::storage::{FORMAT_KEY, FORMAT_VERSION, Store};
 use crate::stream::keys::last_sequence_number;
 use crate::stream::shards::StreamOptions;
-use crate::stream::shards::alloc::OpenShard;
+use crate::stream::shards::Streams;
+use crate::stream::shards::alloc::WriteState;
+use crate::tablestore::Tablestore;
 use fjall::PersistMode;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 
-/// Options for [`Engine::open`]. Build with `..Default::default()` so that
+/// Options for [`Engine::open`](crate::Engine::open). Build with `..Default::default()` so that
 /// later options do not break your code.
 #[derive(Clone, Debug)]
 pub struct EngineOptions {
@@ -43,7 +47,10 @@ impl Default for EngineOptions {
 /// directory is persisted (fsync) when the last clone is dropped.
 #[derive(Clone)]
 pub struct Engine {
+    /// What every model shares.
     pub(crate) inner: Arc<Inner>,
+    /// The DynamoDB model's in-memory caches.
+    pub(crate) dynamodb: Arc<DynamoDbCache>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -51,41 +58,6 @@ impl std::fmt::Debug for Engine {
         f.debug_struct("Engine")
             .field("clock", &self.inner.clock)
             .finish_non_exhaustive()
-    }
-}
-
-/// State shared by all clones of an [`Engine`] and its sweeper.
-pub(crate) struct Inner {
-    pub store: Store,
-    pub clock: Arc<dyn Clock>,
-    /// Shard rotation and retention.
-    pub stream_options: StreamOptions,
-    /// Table metadata cache; changed only under `write`, after the commit.
-    pub tables: RwLock<BTreeMap<String, Arc<TableMeta>>>,
-    /// The write lock and the counters it protects.
-    pub write: Mutex<WriteState>,
-    /// Where each table's expiry index is known empty below (see `dynamodb/swept_floor.rs`).
-    pub swept_floors: crate::dynamodb::swept_floor::SweptFloors,
-    /// Where the last budget-limited pass stopped in each Tablestore and
-    /// Spanner table (see `sweeper/resume.rs`).
-    pub sweep_resume: crate::sweeper::resume::SweepResume,
-}
-
-/// Counters allocated under the write lock.
-pub(crate) struct WriteState {
-    /// Next change-record sequence number (engine-wide).
-    pub next_sequence_number: u64,
-    /// Next table id.
-    pub next_table_id: u32,
-    /// The open shard of each DynamoDB-model table whose stream is enabled.
-    pub open_shards: HashMap<u32, OpenShard>,
-}
-
-impl Drop for Inner {
-    fn drop(&mut self) {
-        if let Err(e) = self.store.db.persist(PersistMode::SyncAll) {
-            tracing::error!(error = %e, "persisting the engine on close failed");
-        }
     }
 }
 
@@ -158,14 +130,17 @@ impl Engine {
                 store,
                 clock: options.clock,
                 stream_options: options.stream,
-                tables: RwLock::new(tables),
                 write: Mutex::new(WriteState {
                     next_sequence_number: recovered.next_sequence_number,
                     next_table_id: max_id.max(recovered.max_table_id).saturating_add(1),
                     open_shards: recovered.open_shards,
                 }),
-                swept_floors: crate::dynamodb::swept_floor::SweptFloors::default(),
                 sweep_resume: crate::sweeper::resume::SweepResume::default(),
+                processed_watermarks: Default::default(),
+            }),
+            dynamodb: Arc::new(DynamoDbCache {
+                tables: RwLock::new(tables),
+                swept_floors: crate::dynamodb::swept_floor::SweptFloors::default(),
             }),
         })
     }
@@ -186,7 +161,7 @@ impl Engine {
         Ok(())
     }
 
-    /// Persists (like [`Engine::persist`]) and drops this handle. The data
+    /// Persists (like [`Engine::persist`](crate::Engine::persist)) and drops this handle. The data
     /// directory is closed once every clone (and any running sweeper pass)
     /// has let go of it.
     ///
@@ -197,13 +172,33 @@ impl Engine {
         self.persist()
     }
 
-    pub(crate) fn lock_writes(&self) -> MutexGuard<'_, WriteState> {
-        // The state is two counters that are only advanced after a successful
-        // commit, so it is consistent even if a holder panicked.
-        self.inner
-            .write
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
+    /// The DynamoDB model: tables, items, expressions, secondary indexes,
+    /// item TTL and each table's stream settings.
+    pub fn dynamodb(&self) -> DynamoDb<'_> {
+        DynamoDb {
+            inner: &self.inner,
+            cache: &self.dynamodb,
+        }
+    }
+
+    /// The DynamoDB Streams API over the DynamoDB model's change streams:
+    /// ListStreams, DescribeStream, GetShardIterator, GetRecords.
+    pub fn streams(&self) -> Streams<'_> {
+        Streams {
+            store: &self.inner.store,
+        }
+    }
+
+    /// The Tablestore model: tables with TTL and max versions over versioned
+    /// cells, rows and their change records.
+    pub fn tablestore(&self) -> Tablestore<'_> {
+        Tablestore { inner: &self.inner }
+    }
+
+    /// The Spanner model: tables with a row deletion policy, rows, indexes,
+    /// change streams, backup and restore.
+    pub fn spanner(&self) -> Spanner<'_> {
+        Spanner { inner: &self.inner }
     }
 }
 
@@ -240,7 +235,7 @@ mod tests {
         let engine = Engine::open(dir.path(), EngineOptions::default()).unwrap();
         let def = TableDefinition::new("Tbl", "pk", ScalarAttributeType::S)
             .with_stream(StreamViewType::KeysOnly);
-        engine.create_table(def).unwrap();
+        engine.dynamodb().create_table(def).unwrap();
         drop(engine);
         {
             let db = fjall::Database::builder(dir.path()).open().unwrap();

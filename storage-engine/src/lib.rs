@@ -5,6 +5,42 @@
 //! stream. It is the bundled engine of ttlstream, an event-driven stream
 //! processor for TTL deletions.
 //!
+//! ## The API at a glance
+//!
+//! ```text
+//! Engine::open(dir, EngineOptions { clock, stream })     one data directory, all models
+//! ├── engine.dynamodb()    -> DynamoDb     create_table, update_time_to_live, put_item,
+//! │                                        get_item, update_item, delete_item, query, scan,
+//! │                                        the *_with forms (expressions), update_stream,
+//! │                                        read_stream, expired_backlog, sweeper_lag_millis
+//! ├── engine.streams()     -> Streams      DynamoDB Streams: list_streams, describe_stream,
+//! │                                        shard_iterator, get_records
+//! ├── engine.tablestore()  -> Tablestore   create_table, update_table_options, put_row,
+//! │                                        update_row, delete_row, get_row, scan_rows,
+//! │                                        read_stream
+//! ├── engine.spanner()     -> Spanner      create_table, set_row_deletion_policy, insert_row,
+//! │                                        delete_row, read_row, read_index, scan_table,
+//! │                                        read_change_stream, restore_table_from_backup
+//! └── shared by every model: start_sweeper -> Sweeper (background TTL deletions),
+//!     sweep_now (one pass, for tests and tools), trim_streams (stream retention),
+//!     persist, close, clock
+//! ```
+//!
+//! * [`Engine`]: opens a directory ([`Engine::open`](crate::Engine::open)), owns the store, the
+//!   clock and the write lock, and hands out one handle per TTL model. A
+//!   handle borrows the engine and is free to create:
+//!   `engine.dynamodb().put_item(..)`.
+//! * [`DynamoDb`]: the DynamoDB model ("Using time to live (TTL) in
+//!   DynamoDB"). [`Streams`]: the DynamoDB Streams API over its tables'
+//!   sharded change streams ("Change data capture for DynamoDB Streams").
+//! * [`Tablestore`]: the Tablestore model ([`tablestore`]: table TTL and
+//!   max versions over versioned cells).
+//! * [`Spanner`]: the Spanner model ([`spanner`]: a row deletion policy per
+//!   table, data change records).
+//! * The sweeper ([`Engine::start_sweeper`](crate::Engine::start_sweeper), [`Sweeper`], [`Engine::sweep_now`](crate::Engine::sweep_now))
+//!   deletes what has expired in every model, each deletion atomic with its
+//!   index entries and its change record.
+//!
 //! ## What it is
 //!
 //! * Tables with a partition key and optional sort key (S, N or B); items are
@@ -14,10 +50,10 @@
 //! * DynamoDB item TTL ("Using time to live (TTL) in DynamoDB"): per table,
 //!   a top-level Number attribute of epoch seconds. Expired items stay
 //!   readable and updatable until a [`Sweeper`] pass (or
-//!   [`Engine::sweep_now`]) deletes them through an expiry index, each
+//!   [`Engine::sweep_now`](crate::Engine::sweep_now)) deletes them through an expiry index, each
 //!   deletion atomic with its index entry and its REMOVE record tagged
 //!   [`UserIdentity::dynamodb_ttl`]. The exact rule is in [`ttl`].
-//! * The background [`Sweeper`] ([`Engine::start_sweeper`]): a pass every
+//! * The background [`Sweeper`] ([`Engine::start_sweeper`](crate::Engine::start_sweeper)): a pass every
 //!   [`SweeperOptions::interval`] (default 100 ms), at once on
 //!   [`Sweeper::trigger`], or at once after a pass that spent its budget;
 //!   each pass deletes at most `max_deletes_per_sweep` (default
@@ -36,18 +72,18 @@
 //!   lineage (a new shard after [`StreamOptions::max_records_per_shard`]
 //!   records or [`StreamOptions::max_shard_age`]), kept for
 //!   [`StreamOptions::retention`] (default 24 hours) and then trimmed. Read
-//!   as DynamoDB Streams reads: [`Engine::list_streams`],
-//!   [`Engine::describe_stream`], [`Engine::shard_iterator`],
-//!   [`Engine::get_records`] (1,000 records or 1 MB per read, and
+//!   as DynamoDB Streams reads: [`Streams::list_streams`](crate::Streams::list_streams),
+//!   [`Streams::describe_stream`](crate::Streams::describe_stream), [`Streams::shard_iterator`](crate::Streams::shard_iterator),
+//!   [`Streams::get_records`](crate::Streams::get_records) (1,000 records or 1 MB per read, and
 //!   [`StreamError::TrimmedDataAccess`] below the trim horizon); or, across
-//!   shards, with [`Engine::read_stream`]. [`Engine::update_stream`]
+//!   shards, with [`DynamoDb::read_stream`](crate::DynamoDb::read_stream). [`DynamoDb::update_stream`](crate::DynamoDb::update_stream)
 //!   disables and re-enables a stream.
 //! * Storage on [fjall](https://docs.rs/fjall) 3; every write commits one
 //!   atomic batch (item + expiry index + secondary-index entries + change
 //!   record). See `FORMAT.md`.
-//! * Expressions ([`Engine::put_item_with`], [`Engine::update_item_with`],
-//!   [`Engine::delete_item_with`], [`Engine::query_with`],
-//!   [`Engine::scan_with`]): ConditionExpression (failing with
+//! * Expressions ([`DynamoDb::put_item_with`](crate::DynamoDb::put_item_with), [`DynamoDb::update_item_with`](crate::DynamoDb::update_item_with),
+//!   [`DynamoDb::delete_item_with`](crate::DynamoDb::delete_item_with), [`DynamoDb::query_with`](crate::DynamoDb::query_with),
+//!   [`DynamoDb::scan_with`](crate::DynamoDb::scan_with)): ConditionExpression (failing with
 //!   [`WriteError::ConditionalCheckFailed`]), UpdateExpression (SET with
 //!   `if_not_exists` / `list_append` / exact decimal `+` `-`, REMOVE, ADD,
 //!   DELETE), KeyConditionExpression, FilterExpression, ProjectionExpression,
@@ -79,16 +115,16 @@
 //!
 //! A write that returned `Ok` has been handed to the OS (fjall
 //! `PersistMode::Buffer`): it survives a process crash or `SIGKILL`.
-//! [`Engine::persist`] fsyncs (`PersistMode::SyncAll`) so that everything
+//! [`Engine::persist`](crate::Engine::persist) fsyncs (`PersistMode::SyncAll`) so that everything
 //! written before survives power loss too; dropping the last [`Engine`]
-//! clone (or [`Engine::close`]) does the same. On reopen, tables, TTL
+//! clone (or [`Engine::close`](crate::Engine::close)) does the same. On reopen, tables, TTL
 //! settings, items and the stream are recovered, and the next sequence number
 //! is derived from the highest one stored in the stream.
 //!
 //! ## What it is not (limits of this slice)
 //!
-//! * No transactions; [`Engine::update_stream`] is the only table update
-//!   (indexes are defined at CreateTable only); [`Engine::delete_table`]
+//! * No transactions; [`DynamoDb::update_stream`](crate::DynamoDb::update_stream) is the only table update
+//!   (indexes are defined at CreateTable only); [`DynamoDb::delete_table`](crate::DynamoDb::delete_table)
 //!   leaves the table's stream DISABLED, readable until retention removes
 //!   it (as DynamoDB); no reserved-word check on
 //!   attribute names in expressions. Query reads the whole partition and
@@ -100,10 +136,10 @@
 //! * Writes are serialised by one engine-wide mutex; reads take no lock.
 //! * Enabling or disabling TTL returns at once, as DynamoDB's call does;
 //!   the sweeper's next passes then index the items already in the table,
-//!   which expire from then on ([`Engine::time_to_live_index_building`]),
+//!   which expire from then on ([`DynamoDb::time_to_live_index_building`](crate::DynamoDb::time_to_live_index_building)),
 //!   or remove the index, a batch at a time (writers wait at most one
-//!   batch). Until then [`Engine::expired_backlog`] and
-//!   [`Engine::sweeper_lag_millis`] see only what is indexed.
+//!   batch). Until then [`DynamoDb::expired_backlog`](crate::DynamoDb::expired_backlog) and
+//!   [`DynamoDb::sweeper_lag_millis`](crate::DynamoDb::sweeper_lag_millis) see only what is indexed.
 //! * The Tablestore model ([`tablestore`]) has no expiry index: each sweep
 //!   pass scans every Tablestore table; versions beyond `max_versions` are
 //!   hidden at once but removed only by such a pass. No conditional or
@@ -111,7 +147,10 @@
 //! * The Spanner model ([`spanner`]) takes DDL only for the row deletion
 //!   policy; tables are created from a [`spanner::SpannerTableDefinition`]
 //!   value. No UPDATE mods, no SQL, one change-stream partition; backup and
-//!   restore is a table copy ([`Engine::restore_table_from_backup`]).
+//!   restore is a table copy ([`Spanner::restore_table_from_backup`](crate::Spanner::restore_table_from_backup)). The
+//!   policy's processed watermark
+//!   ([`Spanner::processed_watermark_millis`](crate::Spanner::processed_watermark_millis)) is kept in memory
+//!   only; no cascade is refused as too large, so no row is undeletable.
 //!
 //! ## Example
 //!
@@ -127,53 +166,59 @@
 //! let clock = Arc::new(ManualClock::new(1_700_000_000_000)); // epoch ms
 //! let engine = Engine::open(dir.path(), EngineOptions { clock: clock.clone(), ..Default::default() })?;
 //!
-//! engine.create_table(
+//! let dynamodb = engine.dynamodb();
+//! dynamodb.create_table(
 //!     TableDefinition::new("SessionData", "UserName", ScalarAttributeType::S)
 //!         .with_stream(StreamViewType::NewAndOldImages),
 //! )?;
-//! engine.update_time_to_live("SessionData", TimeToLiveSpecification::enabled("ExpirationTime"))?;
+//! dynamodb.update_time_to_live("SessionData", TimeToLiveSpecification::enabled("ExpirationTime"))?;
 //!
 //! let item: Item = HashMap::from([
 //!     ("UserName".to_string(), AttributeValue::S("alice".into())),
 //!     ("ExpirationTime".to_string(), AttributeValue::N("1700000060".into())),
 //! ])
 //! .into();
-//! engine.put_item("SessionData", item)?;
+//! dynamodb.put_item("SessionData", item)?;
 //!
 //! clock.advance(Duration::from_secs(61)); // now past the expiry
-//! assert_eq!(engine.scan("SessionData")?.len(), 1); // still visible until swept
+//! assert_eq!(dynamodb.scan("SessionData")?.len(), 1); // still visible until swept
 //! assert_eq!(engine.sweep_now()?.deleted, 1);
-//! assert!(engine.scan("SessionData")?.is_empty());
+//! assert!(dynamodb.scan("SessionData")?.is_empty());
 //!
-//! let records = engine.read_stream("SessionData", StreamPosition::TrimHorizon, 10)?;
+//! let records = dynamodb.read_stream("SessionData", StreamPosition::TrimHorizon, 10)?;
 //! assert_eq!(records.len(), 2);
 //! assert_eq!(records[1].event_name, EventName::Remove);
 //! assert!(records[1].is_ttl_delete());
 //!
 //! // The same records as DynamoDB Streams serves them: a stream, its shards,
 //! // GetRecords on a shard.
-//! let stream = engine.latest_stream("SessionData")?.expect("the stream is enabled");
-//! let shard = &engine.describe_stream(&stream.stream_arn)?.shards[0];
-//! let read = engine.get_records(&stream.stream_arn, &shard.shard_id, StreamPosition::TrimHorizon, 1000)?;
+//! let streams = engine.streams();
+//! let stream = streams.latest_stream("SessionData")?.expect("the stream is enabled");
+//! let shard = &streams.describe_stream(&stream.stream_arn)?.shards[0];
+//! let read = streams.get_records(&stream.stream_arn, &shard.shard_id, StreamPosition::TrimHorizon, 1000)?;
 //! assert_eq!(read.records, records);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-// Folders by concept. Shared parts (`storage`, `stream`, `sweeper`) never
-// import a model; each model (`dynamodb`, `tablestore`, `spanner`) uses the
-// shared parts; `engine.rs` and `models.rs` at the root hold and join them.
-mod clock;
+// Folders by concept. Shared parts (`error`, `storage`, `stream`, `sweeper`,
+// `state`) never import a model or the root; each model (`dynamodb`,
+// `tablestore`, `spanner`) uses the shared parts; `engine.rs` and `models.rs`
+// at the root assemble them and nothing imports the root
+// (`scripts/engine-folder-deps.py`, run by `.ci/run`, checks it).
 mod dynamodb;
 mod engine;
 mod error;
 mod models;
 pub mod spanner;
+mod state;
 mod storage;
 mod stream;
 mod sweeper;
 pub mod tablestore;
+#[cfg(test)]
+mod testing;
 
-pub use clock::{AcceleratedClock, Clock, ManualClock, SystemClock};
+pub use dynamodb::DynamoDb;
 pub use dynamodb::expr::{
     ExpressionError, ExpressionKind, MAX_EXPRESSION_BYTES, MAX_FUNCTION_NESTING, MAX_OPERATORS,
 };
@@ -192,9 +237,11 @@ pub use dynamodb::ttl;
 pub use dynamodb::write::Update;
 pub use engine::{Engine, EngineOptions};
 pub use error::{
-    ItemError, OpenError, ReadError, StorageError, StreamError, SweepError, TableError, WriteError,
+    ItemError, OpenError, ReadError, StorageError, SweepError, TableError, WriteError,
 };
 pub use serde_dynamo::{AttributeValue, Item};
+pub use spanner::Spanner;
+pub use state::clock::{AcceleratedClock, Clock, ManualClock, SystemClock};
 pub use storage::attribute::{
     MAX_ATTRIBUTE_NAME_BYTES, MAX_ITEM_SIZE_BYTES, MAX_NESTING_LEVELS, item_size_bytes,
     value_size_bytes,
@@ -205,10 +252,12 @@ pub use storage::key::{
 pub use stream::codec::{
     ItemView, ListView, StoredEntry, StoredHeader, StoredRecord, Text, ValueView,
 };
+pub use stream::error::StreamError;
 pub use stream::record::{
     ChangeRecord, EventName, ParseSequenceNumberError, ParseStreamViewTypeError, SequenceNumber,
     StreamPosition, StreamViewType, UserIdentity,
 };
+pub use stream::shards::Streams;
 pub use stream::shards::{
     GetRecordsOutput, MAX_GET_RECORDS, MAX_GET_RECORDS_BYTES, STREAM_ARN_ACCOUNT,
     STREAM_ARN_REGION, SequenceNumberRange, Shard, StreamDescription, StreamOptions, StreamStatus,
@@ -217,3 +266,4 @@ pub use stream::shards::{
 pub use sweeper::lag_histogram::{LAG_BUCKET_BOUNDS_MILLIS, LagHistogram};
 pub use sweeper::pass::{SWEEP_CHUNK, SweepReport};
 pub use sweeper::thread::{DEFAULT_MAX_DELETES_PER_SWEEP, Sweeper, SweeperOptions};
+pub use tablestore::Tablestore;

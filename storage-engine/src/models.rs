@@ -1,14 +1,20 @@
-//! Where the shared parts meet the three TTL models. The sweeper's pass
-//! (`sweeper/pass.rs`) and stream retention (`stream/shards/trim.rs`) never
-//! name a model: they ask the engine here which tables to visit, and this
-//! file hands each to its model.
+//! Where the shared parts meet the three TTL models. The sweeper
+//! (`sweeper/pass.rs`, `sweeper/thread.rs`) and stream retention
+//! (`stream/shards/trim.rs`) never name a model: the engine here tells them
+//! which tables to visit and hands each to its model, through the traits
+//! they define ([`SweepModels`], [`SweptEngine`]).
 
 use crate::dynamodb::meta::TableMeta;
 use crate::engine::Engine;
 use crate::error::{StorageError, SweepError};
-use crate::stream::shards::trim::{RecordTimeMillis, change_record_time_millis};
+use crate::stream::error::StreamError;
+use crate::stream::shards::TrimReport;
+use crate::stream::shards::trim::{RecordTimeMillis, change_record_time_millis, trim};
 use crate::sweeper::lag_histogram::LagHistogram;
-use crate::sweeper::pass::Pass;
+use crate::sweeper::pass::{
+    Pass, PassLimits, PassOutcome, SWEEP_CHUNK, SweepModels, SweepReport, sweep,
+};
+use crate::sweeper::thread::{Sweeper, SweeperOptions, SweptEngine};
 use std::sync::Arc;
 
 /// One table of a sweep pass, in whichever TTL model.
@@ -28,14 +34,24 @@ impl SweepTarget {
     }
 }
 
-impl Engine {
+impl SweepModels for Engine {
+    type Target = SweepTarget;
+
+    fn now_millis(&self) -> i64 {
+        self.inner.clock.now_millis()
+    }
+
+    fn target_name<'t>(&self, target: &'t SweepTarget) -> &'t str {
+        target.name()
+    }
+
     /// The tables a pass visits, in a fixed order: DynamoDB tables with TTL
     /// enabled, Tablestore tables, Spanner tables with a row deletion policy.
     ///
     /// # Errors
     ///
     /// [`SweepError::Storage`] naming the model whose tables did not load.
-    pub(crate) fn sweep_targets(&self) -> Result<Vec<SweepTarget>, SweepError> {
+    fn sweep_targets(&self) -> Result<Vec<SweepTarget>, SweepError> {
         let store = &self.inner.store;
         let storage = |model: &'static str| {
             move |source| SweepError::Storage {
@@ -44,6 +60,7 @@ impl Engine {
             }
         };
         let mut targets: Vec<SweepTarget> = self
+            .dynamodb()
             .all_table_metas()
             .into_iter()
             .filter(|m| m.ttl_enabled().is_some())
@@ -71,16 +88,18 @@ impl Engine {
     /// # Errors
     ///
     /// [`StorageError`]; deletions committed before it stay committed.
-    pub(crate) fn sweep_target(
+    fn sweep_target(
         &self,
         target: &SweepTarget,
         pass: Pass,
         lag: &mut LagHistogram,
     ) -> Result<u64, StorageError> {
         match target {
-            SweepTarget::DynamoDb(meta) => self.sweep_table(meta, pass, lag),
-            SweepTarget::Tablestore(name) => self.sweep_tablestore_table(name, pass, lag),
-            SweepTarget::Spanner(name) => self.sweep_spanner_table(name, pass, lag),
+            SweepTarget::DynamoDb(meta) => self.dynamodb().sweep_table(meta, pass, lag),
+            SweepTarget::Tablestore(name) => {
+                self.tablestore().sweep_tablestore_table(name, pass, lag)
+            }
+            SweepTarget::Spanner(name) => self.spanner().sweep_spanner_table(name, pass, lag),
         }
     }
 
@@ -92,12 +111,81 @@ impl Engine {
     /// # Errors
     ///
     /// [`SweepError::Storage`] naming the table.
-    pub(crate) fn prepare_sweep(
-        &self,
-        max_indexed: Option<usize>,
-        batch: usize,
-    ) -> Result<bool, SweepError> {
-        self.advance_ttl_indexes(max_indexed, batch)
+    fn prepare_sweep(&self, max_indexed: Option<usize>, batch: usize) -> Result<bool, SweepError> {
+        self.dynamodb().advance_ttl_indexes(max_indexed, batch)
+    }
+}
+
+impl SweptEngine for Engine {
+    fn sweep(&self, limits: PassLimits) -> Result<PassOutcome, SweepError> {
+        Engine::sweep(self, limits)
+    }
+
+    fn trim(&self, max_records: usize) -> Result<TrimReport, StorageError> {
+        Engine::trim(self, max_records)
+    }
+}
+
+impl Engine {
+    /// Deletes everything expired per the clock, now, on the calling thread
+    /// (deterministic tests; the background [`Sweeper`](crate::Sweeper) calls the same code).
+    /// First finishes the expiry index of any table whose TTL was just
+    /// enabled (see [`DynamoDb::update_time_to_live`](crate::DynamoDb::update_time_to_live)), so that its items
+    /// already expired are deleted too.
+    ///
+    /// # Errors
+    ///
+    /// [`SweepError::Storage`] naming the table; deletions committed before
+    /// the failure stay committed.
+    pub fn sweep_now(&self) -> Result<SweepReport, SweepError> {
+        let limits = PassLimits {
+            max_deletes: None,
+            max_indexed: None,
+            batch: SWEEP_CHUNK,
+            first: 0,
+        };
+        Ok(self.sweep(limits)?.report)
+    }
+    /// One pass of the sweeper ([`sweep`]).
+    pub(crate) fn sweep(&self, limits: PassLimits) -> Result<PassOutcome, SweepError> {
+        sweep(self, limits)
+    }
+
+    /// Starts a background sweeper thread: a pass at once, then one every
+    /// `options.interval` (or at once on [`Sweeper::trigger`]), paced by
+    /// `options.max_deletes_per_sec`. If the OS refuses to spawn a thread,
+    /// the error is logged and the returned handle is inert; use
+    /// [`Engine::try_start_sweeper`] to handle that case.
+    pub fn start_sweeper(&self, options: SweeperOptions) -> Sweeper {
+        match self.try_start_sweeper(options) {
+            Ok(s) => s,
+            Err(e) => {
+                tracing::error!(error = %e, "cannot start the TTL sweeper thread");
+                Sweeper::inert()
+            }
+        }
+    }
+
+    /// Like [`Engine::start_sweeper`], reporting a failure to spawn. The
+    /// thread holds the engine only during a pass, so dropping the last
+    /// [`Engine`] clone stops it.
+    ///
+    /// # Errors
+    ///
+    /// The I/O error from [`std::thread::Builder::spawn`].
+    pub fn try_start_sweeper(&self, options: SweeperOptions) -> std::io::Result<Sweeper> {
+        let inner = Arc::downgrade(&self.inner);
+        let dynamodb = Arc::clone(&self.dynamodb);
+        Sweeper::spawn(
+            move || {
+                let inner = inner.upgrade()?;
+                Some(Engine {
+                    inner,
+                    dynamodb: Arc::clone(&dynamodb),
+                })
+            },
+            options,
+        )
     }
 
     /// The tables whose change records are kept unsharded (Tablestore tables
@@ -124,5 +212,30 @@ impl Engine {
             }
         }
         Ok(out)
+    }
+    /// Applies retention now, on the calling thread (the background sweeper
+    /// thread runs the same code after each sweep pass): removes every
+    /// record whose ApproximateCreationDateTime is more than the retention
+    /// before the engine clock's now, then closed shards closed for longer
+    /// than the retention that hold no record, then DISABLED streams with no
+    /// shard left.
+    ///
+    /// # Errors
+    ///
+    /// [`StreamError::Storage`]; batches committed before a failure stay
+    /// committed (each with its trimmed-through mark).
+    pub fn trim_streams(&self) -> Result<TrimReport, StreamError> {
+        Ok(self.trim(usize::MAX)?)
+    }
+
+    /// One retention pass removing at most about `max_records` records
+    /// (`stream/shards/trim.rs`), over every model's change records.
+    pub(crate) fn trim(&self, max_records: usize) -> Result<TrimReport, StorageError> {
+        let inner = &self.inner;
+        let retention =
+            i64::try_from(inner.stream_options.retention.as_millis()).unwrap_or(i64::MAX);
+        let horizon = inner.clock.now_millis().saturating_sub(retention);
+        let unsharded = self.unsharded_stream_tables()?;
+        trim(&inner.store, horizon, unsharded, max_records)
     }
 }

@@ -41,6 +41,7 @@ pub fn prepare(
         .as_secs() as i64;
     let engine = Engine::open(dir, EngineOptions::default()).expect("open engine");
     engine
+        .dynamodb()
         .create_table(
             TableDefinition::new(TABLE, "pk", ScalarAttributeType::S)
                 .with_sort_key("sk", ScalarAttributeType::S)
@@ -48,6 +49,7 @@ pub fn prepare(
         )
         .expect("create table");
     engine
+        .dynamodb()
         .update_time_to_live(
             TABLE,
             TimeToLiveSpecification {
@@ -84,7 +86,10 @@ pub fn prepare(
             now + 86_400,
         ));
     }
-    engine.put_items(TABLE, items).expect("put items");
+    engine
+        .dynamodb()
+        .put_items(TABLE, items)
+        .expect("put items");
     engine.persist().expect("persist");
     (engine, keys, now)
 }
@@ -121,7 +126,10 @@ pub fn put_expiring(
         ])));
         keys.insert((pk, sk));
     }
-    engine.put_items(TABLE, items).expect("put items");
+    engine
+        .dynamodb()
+        .put_items(TABLE, items)
+        .expect("put items");
     engine.persist().expect("persist");
     keys
 }
@@ -134,7 +142,10 @@ pub fn ttl_deletion_sequences(engine: &Engine) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
     let mut from = StreamPosition::TrimHorizon;
     loop {
-        let records = engine.read_stream(TABLE, from, 1_000).expect("read stream");
+        let records = engine
+            .dynamodb()
+            .read_stream(TABLE, from, 1_000)
+            .expect("read stream");
         let Some(last) = records.last() else {
             return out;
         };

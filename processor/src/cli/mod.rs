@@ -55,6 +55,11 @@ pub enum Command {
         /// TimeToLiveDeletedItemCount period in seconds (must divide 3600).
         #[arg(long, default_value_t = 600)]
         period_secs: u64,
+        /// Whose TTL to show: `dynamodb` (the guide's SessionData),
+        /// `tablestore` (table TTL and max versions) or `spanner` (a row
+        /// deletion policy with an interleaved child).
+        #[arg(long, value_enum, default_value = "dynamodb")]
+        model: crate::sources::engine::TtlModel,
     },
     /// The sidecar: read the source, route, deliver, checkpoint, until SIGTERM/SIGINT.
     Run {
@@ -121,6 +126,7 @@ pub fn main() -> ExitCode {
             items,
             speed,
             period_secs,
+            model,
         } => {
             if period_secs == 0 || 3600 % period_secs != 0 {
                 eprintln!(
@@ -146,6 +152,7 @@ pub fn main() -> ExitCode {
                 items,
                 speed,
                 period_secs,
+                model,
             };
             block_on(async {
                 match demo::run(&options).await {

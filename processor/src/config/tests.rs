@@ -37,6 +37,33 @@ fn unknown_key_names_key_and_file() {
 }
 
 #[test]
+fn the_engine_source_names_its_ttl_model() {
+    use crate::sources::engine::TtlModel;
+    let model_of = |text: &str| match Config::parse(text, Path::new("c.toml")) {
+        Ok(Config {
+            source: Some(SourceConfig::Engine(source)),
+            ..
+        }) => Ok(source.model),
+        Ok(_) => panic!("an engine source"),
+        Err(err) => Err(err.to_string()),
+    };
+    assert_eq!(model_of(MINIMAL), Ok(TtlModel::Dynamodb), "the default");
+    for (name, model) in [
+        ("dynamodb", TtlModel::Dynamodb),
+        ("tablestore", TtlModel::Tablestore),
+        ("spanner", TtlModel::Spanner),
+    ] {
+        let text = MINIMAL.replace("table = ", &format!("model = \"{name}\"\ntable = "));
+        assert_eq!(model_of(&text), Ok(model));
+    }
+    let text = MINIMAL.replace("table = ", "model = \"cassandra\"\ntable = ");
+    let message = model_of(&text).expect_err("an unknown model");
+    assert!(message.contains("c.toml"), "{message}");
+    assert!(message.contains("cassandra"), "{message}");
+    assert!(message.contains("`tablestore`, `spanner`"), "{message}");
+}
+
+#[test]
 fn unknown_sink_kind_is_an_error() {
     let text = MINIMAL.replace("[sinks.archive.file]", "[sinks.archive.ftp]");
     let err = Config::parse(&text, Path::new("c.toml")).expect_err("unknown variant");

@@ -10,8 +10,14 @@
 //! `deploy/filters/ttl-system-deletes.json` into NDJSON files, while counting
 //! `TimeToLiveDeletedItemCount` and evaluating the seed's anomaly alarm
 //! (`deploy/alarms/ttl-deletion-anomaly.json`).
+//!
+//! `--model tablestore` and `--model spanner` run each model's own example
+//! the same way (`models.rs`): a day of rows expiring over the accelerated
+//! clock, archived through the model's filter in `deploy/filters/`, counted
+//! under the model's metric, watched by the same anomaly alarm on it.
 
 pub mod items;
+mod models;
 mod summary;
 
 use std::collections::BTreeMap;
@@ -34,7 +40,7 @@ use crate::config::{
 use crate::error::PipelineError;
 use crate::pipeline::Pipeline;
 use crate::sinks::file::FileSinkConfig;
-use crate::sources::engine::{EngineSource, EngineSourceConfig};
+use crate::sources::engine::{EngineSource, EngineSourceConfig, TtlModel};
 
 /// The demo's table name, from the guide.
 pub const TABLE: &str = "SessionData";
@@ -51,12 +57,17 @@ pub struct DemoOptions {
     pub work_dir: PathBuf,
     /// Where the archive is written (`<archive_dir>/SessionData/*.ndjson`).
     pub archive_dir: PathBuf,
-    /// Generated sessions besides the five seed items.
+    /// Generated sessions besides the five seed items (DynamoDB); rows
+    /// (Tablestore), or singers (Spanner).
     pub items: u64,
     /// Simulated seconds per real second.
     pub speed: f64,
     /// `TimeToLiveDeletedItemCount` period in seconds (a divisor of 3600).
     pub period_secs: u64,
+    /// Whose TTL the demo shows: DynamoDB's (the guide's `SessionData`,
+    /// `items` generated sessions besides the five seed items), Tablestore's
+    /// or Spanner's (`items` rows).
+    pub model: TtlModel,
 }
 
 /// Why the demo stopped.
@@ -109,15 +120,16 @@ pub async fn run(options: &DemoOptions) -> Result<DemoSummary, DemoError> {
     }
     let config_dir = options.work_dir.join("config");
     std::fs::create_dir_all(&config_dir).map_err(io(&config_dir))?;
-    let filter_path = config_dir.join("ttl-system-deletes.json");
-    std::fs::write(&filter_path, TTL_FILTER).map_err(io(&filter_path))?;
+    let (filter_name, filter) = models::filter(options.model);
+    let filter_path = config_dir.join(filter_name);
+    std::fs::write(&filter_path, filter).map_err(io(&filter_path))?;
     let alarm_path = config_dir.join("ttl-deletion-anomaly.json");
-    std::fs::write(&alarm_path, ANOMALY_ALARM).map_err(io(&alarm_path))?;
+    let alarm_json = anomaly_alarm(options.model).map_err(io(&alarm_path))?;
+    std::fs::write(&alarm_path, alarm_json).map_err(io(&alarm_path))?;
 
     // 1. Load the table while the clock is held at the seed's CreationTime, so
     //    the load takes no simulated time however many items it writes.
     let start_millis = items::SEED_CREATION_TIME_SECS * 1000;
-    let item_count = options.items + items::SEED_SESSIONS.len() as u64;
     let clock = Arc::new(AcceleratedClock::paused(start_millis, options.speed));
     let engine = Engine::open(
         &data_dir,
@@ -127,20 +139,9 @@ pub async fn run(options: &DemoOptions) -> Result<DemoSummary, DemoError> {
         },
     )
     .map_err(engine_error)?;
-    create_table(&engine)?;
     let started = Instant::now();
-    engine
-        .put_items(TABLE, items::seed_items())
-        .map_err(engine_error)?;
-    let mut next = 0;
-    while next < options.items {
-        let end = (next + 10_000).min(options.items);
-        let chunk = (next..end)
-            .map(|i| items::generated_item(i, options.items))
-            .collect();
-        engine.put_items(TABLE, chunk).map_err(engine_error)?;
-        next = end;
-    }
+    let loaded = models::load(&engine, options.model, options.items)?;
+    let item_count = loaded.rows;
     engine.persist().map_err(engine_error)?;
     let write_elapsed = started.elapsed();
 
@@ -156,7 +157,7 @@ pub async fn run(options: &DemoOptions) -> Result<DemoSummary, DemoError> {
 
     // The demo owns the engine (and its accelerated clock): the pipeline
     // reads it, the demo sweeps it.
-    let source = EngineSource::new(engine.clone(), &demo_source(&data_dir));
+    let source = EngineSource::new(engine.clone(), &demo_source(options.model, &data_dir));
     let mut pipeline = Pipeline::with_source(&config, Box::new(source))?;
     clock.start();
     let sweeper = engine.start_sweeper(SweeperOptions {
@@ -190,9 +191,7 @@ pub async fn run(options: &DemoOptions) -> Result<DemoSummary, DemoError> {
         }
         let now_millis = clock.now_millis();
         if end_secs.is_none() && caught_up && deleted >= item_count {
-            let done_secs = now_millis
-                .div_euclid(1000)
-                .max(items::last_seed_expiration_secs());
+            let done_secs = now_millis.div_euclid(1000).max(loaded.last_expiry_secs);
             end_secs = Some((done_secs / alarm_period + 1 + quiet_periods) * alarm_period);
         }
         if caught_up && end_secs.is_some_and(|end| now_millis >= end * 1000) {
@@ -203,14 +202,15 @@ pub async fn run(options: &DemoOptions) -> Result<DemoSummary, DemoError> {
         }
     }
     sweeper.stop();
-    let end_secs = end_secs.unwrap_or_else(items::last_seed_expiration_secs);
+    let end_secs = end_secs.unwrap_or(loaded.last_expiry_secs);
     let closing = pipeline.close_periods_through(end_secs * 1000);
     datapoints.extend(closing.datapoints);
     transitions.extend(closing.transitions);
-    let remaining = engine.scan(TABLE).map_err(engine_error)?.len() as u64;
+    let remaining = models::remaining(&engine, options.model)?;
     engine.persist().map_err(engine_error)?;
 
-    let archive_table_dir = options.archive_dir.join(TABLE);
+    let table = models::table(options.model);
+    let archive_table_dir = options.archive_dir.join(table);
     let archive = check_archive(&archive_table_dir).map_err(io(&archive_table_dir))?;
     let stats = pipeline.stats();
     let mut by_period: BTreeMap<i64, f64> = BTreeMap::new();
@@ -218,6 +218,9 @@ pub async fn run(options: &DemoOptions) -> Result<DemoSummary, DemoError> {
         *by_period.entry(point.period_start_secs).or_default() += point.value;
     }
     Ok(DemoSummary {
+        description: models::description(options.model).to_string(),
+        table: table.to_string(),
+        metric_name: options.model.ttl_metric_name(),
         items_written: item_count,
         write_elapsed,
         ttl_deletions: last_deleted,
@@ -252,8 +255,48 @@ fn demo_stream_options() -> StreamOptions {
     }
 }
 
+/// The seed's anomaly alarm, on the model's metric and table.
+fn anomaly_alarm(model: TtlModel) -> std::io::Result<String> {
+    if model == TtlModel::Dynamodb {
+        return Ok(ANOMALY_ALARM.to_string());
+    }
+    let mut alarm: serde_json::Value = serde_json::from_str(ANOMALY_ALARM)?;
+    let table = models::table(model);
+    alarm["AlarmName"] = format!("ttl-deletion-anomaly-{table}").into();
+    alarm["MetricName"] = model.ttl_metric_name().into();
+    alarm["Dimensions"] = serde_json::json!([{"Name": "TableName", "Value": table}]);
+    Ok(alarm.to_string())
+}
+
+/// The guide's `SessionData` with its five items and `items` generated
+/// sessions (the DynamoDB model's demo).
+fn load_session_data(engine: &Engine, items: u64) -> Result<models::Loaded, DemoError> {
+    create_table(engine)?;
+    engine
+        .dynamodb()
+        .put_items(TABLE, items::seed_items())
+        .map_err(engine_error)?;
+    let mut next = 0;
+    while next < items {
+        let end = (next + 10_000).min(items);
+        let chunk = (next..end)
+            .map(|i| items::generated_item(i, items))
+            .collect();
+        engine
+            .dynamodb()
+            .put_items(TABLE, chunk)
+            .map_err(engine_error)?;
+        next = end;
+    }
+    Ok(models::Loaded {
+        rows: items + items::SEED_SESSIONS.len() as u64,
+        last_expiry_secs: items::last_seed_expiration_secs(),
+    })
+}
+
 fn create_table(engine: &Engine) -> Result<(), DemoError> {
     engine
+        .dynamodb()
         .create_table(
             TableDefinition::new(TABLE, "UserName", ScalarAttributeType::S)
                 .with_sort_key("SessionId", ScalarAttributeType::S)
@@ -261,6 +304,7 @@ fn create_table(engine: &Engine) -> Result<(), DemoError> {
         )
         .map_err(engine_error)?;
     engine
+        .dynamodb()
         .update_time_to_live(
             TABLE,
             TimeToLiveSpecification {
@@ -272,10 +316,11 @@ fn create_table(engine: &Engine) -> Result<(), DemoError> {
 }
 
 /// The demo's source: the table's stream in the engine the demo owns.
-fn demo_source(data_dir: &Path) -> EngineSourceConfig {
+fn demo_source(model: TtlModel, data_dir: &Path) -> EngineSourceConfig {
     EngineSourceConfig {
         data_dir: Some(data_dir.to_path_buf()),
-        ..EngineSourceConfig::new(TABLE)
+        model,
+        ..EngineSourceConfig::new(models::table(model))
     }
 }
 
@@ -283,7 +328,7 @@ fn demo_source(data_dir: &Path) -> EngineSourceConfig {
 fn demo_config(options: &DemoOptions, data_dir: &Path, filter: &Path, alarm: &Path) -> Config {
     Config {
         engine: None,
-        source: Some(SourceConfig::Engine(demo_source(data_dir))),
+        source: Some(SourceConfig::Engine(demo_source(options.model, data_dir))),
         checkpoint: Some(CheckpointConfig {
             dir: options.work_dir.join("state"),
         }),

@@ -17,22 +17,31 @@ pub struct ArchiveCheck {
     pub files: usize,
     /// Records (lines).
     pub records: u64,
-    /// Distinct `dynamodb.SequenceNumber` values among them.
+    /// Rows the records delete: one per record, except a Spanner data
+    /// change record, which deletes one per entry of its `mods`.
+    pub rows: u64,
+    /// Distinct `dynamodb.SequenceNumber` values among them (a Spanner
+    /// record's identity: its `server_transaction_id` and
+    /// `record_sequence`).
     pub distinct_sequence_numbers: u64,
     /// Total size of the files, bytes.
     pub bytes: u64,
-    /// The archived record of the guide's `user1`, pretty-printed, if present.
+    /// The archived record of the guide's `user1` (else the first record),
+    /// pretty-printed, if present.
     pub sample: Option<String>,
 }
 
-/// Reads every `.ndjson` file in `dir` and counts records and distinct sequence
-/// numbers. Lines that are not JSON count as records without a sequence number.
+/// Reads every `.ndjson` file in `dir` and counts records, the rows they
+/// delete and distinct sequence numbers. Lines that are not JSON count as
+/// records of one row without a sequence number.
 ///
 /// # Errors
 /// An I/O error reading the directory or a file.
 pub fn check_archive(dir: &Path) -> std::io::Result<ArchiveCheck> {
     let mut check = ArchiveCheck::default();
     let mut sequences = HashSet::new();
+    // The first record, the sample when no record is the guide's `user1`.
+    let mut first = None;
     let mut names: Vec<PathBuf> = match std::fs::read_dir(dir) {
         Ok(entries) => entries
             .map(|e| e.map(|e| e.path()))
@@ -49,24 +58,44 @@ pub fn check_archive(dir: &Path) -> std::io::Result<ArchiveCheck> {
         for line in text.lines() {
             check.records += 1;
             let Ok(record) = serde_json::from_str::<serde_json::Value>(line) else {
+                check.rows += 1;
                 continue;
             };
-            if let Some(sequence) = record["dynamodb"]["SequenceNumber"].as_str() {
-                sequences.insert(sequence.to_string());
+            if let Some(mods) = record["mods"].as_array() {
+                // A Spanner data change record.
+                check.rows += mods.len() as u64;
+                let id = &record["server_transaction_id"];
+                sequences.insert(format!("{id}/{}", record["record_sequence"]));
+            } else {
+                check.rows += 1;
+                if let Some(sequence) = record["dynamodb"]["SequenceNumber"].as_str() {
+                    sequences.insert(sequence.to_string());
+                }
             }
-            if check.sample.is_none() && record["dynamodb"]["Keys"]["UserName"]["S"] == "user1" {
+            if record["dynamodb"]["Keys"]["UserName"]["S"] == "user1" {
                 check.sample = serde_json::to_string_pretty(&record).ok();
+            } else if first.is_none() {
+                first = serde_json::to_string_pretty(&record).ok();
             }
         }
     }
     check.distinct_sequence_numbers = sequences.len() as u64;
+    if check.sample.is_none() {
+        check.sample = first;
+    }
     Ok(check)
 }
 
 /// Everything the demo reports.
 #[derive(Clone, Debug)]
 pub struct DemoSummary {
-    /// Items written (seed + generated).
+    /// The tables the demo made, for the summary's first line.
+    pub description: String,
+    /// The table archived and counted.
+    pub table: String,
+    /// The metric its TTL deletions are counted under.
+    pub metric_name: &'static str,
+    /// Items written (seed + generated), or rows the TTL will delete.
     pub items_written: u64,
     /// Wall time of the writes.
     pub write_elapsed: Duration,
@@ -80,11 +109,11 @@ pub struct DemoSummary {
     pub archived: u64,
     /// Wall time the pipeline spent on non-empty batches.
     pub archive_busy: Duration,
-    /// Items still in the table at the end.
+    /// Items (rows) still in the demo's tables at the end.
     pub remaining_items: u64,
     /// Metric period, seconds.
     pub period_secs: u64,
-    /// `TimeToLiveDeletedItemCount` per period: (period start epoch secs, Sum).
+    /// `metric_name` per period: (period start epoch secs, Sum).
     pub datapoints: Vec<(i64, f64)>,
     /// The alarm evaluated.
     pub alarm: AlarmDefinition,
@@ -104,11 +133,11 @@ pub struct DemoSummary {
 
 impl DemoSummary {
     /// Whether the archive holds exactly the TTL deletions, each once, and the
-    /// table is empty.
+    /// tables are empty.
     pub fn is_complete(&self) -> bool {
         self.remaining_items == 0
             && self.ttl_deletions == self.items_written
-            && self.archive.records == self.ttl_deletions
+            && self.archive.rows == self.ttl_deletions
             && self.archive.distinct_sequence_numbers == self.archive.records
     }
 }
@@ -130,10 +159,7 @@ fn rate(count: u64, elapsed: Duration) -> String {
 
 impl fmt::Display for DemoSummary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(
-            f,
-            "ttlstream demo: table SessionData (UserName, SessionId), TTL attribute ExpirationTime, stream OLD_IMAGE"
-        )?;
+        writeln!(f, "ttlstream demo: {}", self.description)?;
         writeln!(
             f,
             "clock: {} -> {}, accelerated x{}",
@@ -168,8 +194,8 @@ impl fmt::Display for DemoSummary {
         writeln!(f)?;
         writeln!(
             f,
-            "TimeToLiveDeletedItemCount (TableName=SessionData, Sum per {} s):",
-            self.period_secs
+            "{} (TableName={}, Sum per {} s):",
+            self.metric_name, self.table, self.period_secs
         )?;
         let mut zeros = 0;
         for (i, (start, value)) in self.datapoints.iter().enumerate() {
@@ -213,10 +239,15 @@ impl fmt::Display for DemoSummary {
         writeln!(f)?;
         writeln!(
             f,
-            "archive: {} ({} files, {} records, {} distinct SequenceNumbers, {} bytes) — {}",
+            "archive: {} ({} files, {} records{}, {} distinct SequenceNumbers, {} bytes) — {}",
             self.archive_dir.display(),
             self.archive.files,
             self.archive.records,
+            if self.archive.rows == self.archive.records {
+                String::new()
+            } else {
+                format!(" of {} rows", self.archive.rows)
+            },
             self.archive.distinct_sequence_numbers,
             self.archive.bytes,
             if self.is_complete() {
@@ -226,7 +257,7 @@ impl fmt::Display for DemoSummary {
             }
         )?;
         if let Some(sample) = &self.archive.sample {
-            writeln!(f, "sample archived record (user1):\n{sample}")?;
+            writeln!(f, "sample archived record:\n{sample}")?;
         }
         Ok(())
     }

@@ -19,9 +19,11 @@ fn the_sidecar_sweeper_shares_each_pass_between_tables() {
     let expired_secs = engine.clock().now_millis() / 1000 - 60;
     for (table, count) in [("Hot", 3 * per_pass + 1_000), ("Small", 10)] {
         engine
+            .dynamodb()
             .create_table(TableDefinition::new(table, "Id", ScalarAttributeType::S))
             .expect("table");
         engine
+            .dynamodb()
             .update_time_to_live(table, TimeToLiveSpecification::enabled("ExpiresAt"))
             .expect("ttl");
         for first in (0..count).step_by(1_000) {
@@ -36,10 +38,11 @@ fn the_sidecar_sweeper_shares_each_pass_between_tables() {
                     ]))
                 })
                 .collect();
-            engine.put_items(table, items).expect("items");
+            engine.dynamodb().put_items(table, items).expect("items");
         }
         // The stream from here on: it holds the TTL deletions only.
         engine
+            .dynamodb()
             .update_stream(table, Some(StreamViewType::KeysOnly))
             .expect("stream");
     }
@@ -53,6 +56,7 @@ fn the_sidecar_sweeper_shares_each_pass_between_tables() {
     let engine = owned.engine().clone();
     let removes = |table: &str| -> Vec<SequenceNumber> {
         engine
+            .dynamodb()
             .read_stream(table, StreamPosition::TrimHorizon, usize::MAX)
             .expect("stream")
             .into_iter()

@@ -16,7 +16,10 @@ mod snapshot;
 mod ttl_deleted;
 
 pub use snapshot::{MetricDatum, SnapshotRecorder};
-pub use ttl_deleted::{Datapoint, TIME_TO_LIVE_DELETED_ITEM_COUNT, TtlDeletionCounter};
+pub use ttl_deleted::{
+    Datapoint, SPANNER_DELETED_ROWS, TABLESTORE_DELETED_ROWS, TIME_TO_LIVE_DELETED_ITEM_COUNT,
+    TtlDeletionCounter,
+};
 
 /// Counters of one pipeline since it started.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]

@@ -18,6 +18,12 @@ pub const ITERATOR_AGE_MILLISECONDS: &str = "IteratorAgeMilliseconds";
 /// yet deleted item has waited (milliseconds; 0 when the sweeper has caught up).
 /// Set before every read of a source that can tell (the `engine` source).
 pub const SWEEPER_LAG_MILLISECONDS: &str = "SweeperLagMilliseconds";
+/// The engine's Spanner tables' `row_deletion_policy/processed_watermark_age`
+/// per `TableName`: seconds since the read time of the sweeper's last pass
+/// that deleted every row then due ("Spanner: TTL metrics and monitoring";
+/// Cloud Monitoring reports it per database). Not set before the first such
+/// pass since the engine was opened. Set with [`SWEEPER_LAG_MILLISECONDS`].
+pub const SPANNER_PROCESSED_WATERMARK_AGE: &str = "row_deletion_policy/processed_watermark_age";
 /// Lines of a replay file that were not stream records and were skipped
 /// (`on_malformed = "skip"`) (Count).
 pub const RECORDS_MALFORMED: &str = "RecordsMalformed";
@@ -35,10 +41,13 @@ pub const TABLE_NAME: &str = "TableName";
 pub const SINK: &str = "Sink";
 
 /// A CloudWatch `StandardUnit` for a metric name: `Milliseconds` for names
-/// ending in `Milliseconds`, else `Count`.
+/// ending in `Milliseconds`, `Seconds` for
+/// [`SPANNER_PROCESSED_WATERMARK_AGE`], else `Count`.
 pub fn unit_of(name: &str) -> &'static str {
     if name.ends_with("Milliseconds") {
         "Milliseconds"
+    } else if name == SPANNER_PROCESSED_WATERMARK_AGE {
+        "Seconds"
     } else {
         "Count"
     }
@@ -80,10 +89,25 @@ pub fn describe() {
         Unit::Count,
         "Items deleted by TTL, per TableName"
     );
+    describe_counter!(
+        crate::metrics::SPANNER_DELETED_ROWS,
+        Unit::Count,
+        "Rows deleted by a Spanner row deletion policy, per TableName"
+    );
+    describe_counter!(
+        crate::metrics::TABLESTORE_DELETED_ROWS,
+        Unit::Count,
+        "Rows of a Tablestore table removed by TTL or max versions, per TableName"
+    );
     describe_gauge!(
         SWEEPER_LAG_MILLISECONDS,
         Unit::Milliseconds,
         "Age of the oldest expired item not yet deleted, per TableName"
+    );
+    describe_gauge!(
+        SPANNER_PROCESSED_WATERMARK_AGE,
+        Unit::Seconds,
+        "Seconds since the last sweep pass that deleted every row due, per Spanner TableName"
     );
     describe_gauge!(
         SINK_STALLED_MILLISECONDS,

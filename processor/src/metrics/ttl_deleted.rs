@@ -5,6 +5,11 @@
 //! A period in which a table had no TTL deletion is published as an explicit 0:
 //! silence must be data an alarm can see. Source: DynamoDB Developer Guide,
 //! "DynamoDB Metrics and dimensions" (`TimeToLiveDeletedItemCount`).
+//!
+//! The same counter counts the other models' TTL deletions under their own
+//! names ([`TtlDeletionCounter::with_metric_name`]): a Spanner table's rows
+//! deleted by its row deletion policy as [`SPANNER_DELETED_ROWS`], a
+//! Tablestore table's rows removed by TTL as [`TABLESTORE_DELETED_ROWS`].
 
 use std::collections::BTreeMap;
 
@@ -15,10 +20,23 @@ use crate::record::Record;
 /// The metric's name, as DynamoDB publishes it in `AWS/DynamoDB`.
 pub const TIME_TO_LIVE_DELETED_ITEM_COUNT: &str = "TimeToLiveDeletedItemCount";
 
+/// Rows deleted by a Spanner row deletion policy: Cloud Monitoring's
+/// `row_deletion_policy/deleted_rows` ("Spanner: TTL metrics and
+/// monitoring"), per `TableName` here (Spanner reports it per database).
+pub const SPANNER_DELETED_ROWS: &str = "row_deletion_policy/deleted_rows";
+
+/// Rows of a Tablestore table removed once all their cells expired (table
+/// TTL) or fell past `max_versions`. Tablestore's CloudMonitor publishes no
+/// TTL metric ("Tablestore: Monitoring and alerts" lists request, row and
+/// capacity metrics only), so the name follows its `...RowCount` metrics and
+/// DynamoDB's `TimeToLiveDeletedItemCount`.
+pub const TABLESTORE_DELETED_ROWS: &str = "TimeToLiveDeletedRowCount";
+
 /// One closed period of one table.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Datapoint {
-    /// Always [`TIME_TO_LIVE_DELETED_ITEM_COUNT`].
+    /// The counter's metric: [`TIME_TO_LIVE_DELETED_ITEM_COUNT`] unless
+    /// [`TtlDeletionCounter::with_metric_name`] set another.
     pub metric_name: &'static str,
     /// The `TableName` dimension.
     pub table_name: String,
@@ -33,6 +51,7 @@ pub struct Datapoint {
 /// Counts TTL deletions into periods and closes periods as time passes.
 #[derive(Clone, Debug)]
 pub struct TtlDeletionCounter {
+    metric_name: &'static str,
     period_secs: i64,
     /// Per table (every table given to [`TtlDeletionCounter::new`] and every
     /// one seen since), per open period start: TTL deletions counted. Keyed
@@ -48,10 +67,19 @@ impl TtlDeletionCounter {
     /// explicit zeros for `tables`.
     pub fn new(period_secs: u64, tables: impl IntoIterator<Item = String>) -> Self {
         Self {
+            metric_name: TIME_TO_LIVE_DELETED_ITEM_COUNT,
             period_secs: i64::try_from(period_secs.max(1)).unwrap_or(i64::MAX),
             counts: tables.into_iter().map(|t| (t, BTreeMap::new())).collect(),
             next_to_close: None,
         }
+    }
+
+    /// The counter, publishing its datapoints as `metric_name` (the TTL
+    /// model's own name: [`SPANNER_DELETED_ROWS`], [`TABLESTORE_DELETED_ROWS`]).
+    #[must_use]
+    pub fn with_metric_name(mut self, metric_name: &'static str) -> Self {
+        self.metric_name = metric_name;
+        self
     }
 
     /// Length of a period in seconds.
@@ -70,7 +98,7 @@ impl TtlDeletionCounter {
         }
     }
 
-    /// Counts `record` if it is a TTL deletion. A record older than the oldest
+    /// Counts `record`'s `deleted_rows` if it is a TTL deletion. A record older than the oldest
     /// open period (it arrived after its period was published) is counted in the
     /// oldest open period.
     pub fn observe(&mut self, record: &Record) {
@@ -82,10 +110,11 @@ impl TtlDeletionCounter {
         if let Some(oldest) = self.next_to_close {
             period = period.max(oldest);
         }
+        let rows = u64::from(record.deleted_rows);
         if let Some(periods) = self.counts.get_mut(&record.table_name) {
-            *periods.entry(period).or_default() += 1;
+            *periods.entry(period).or_default() += rows;
         } else {
-            let periods = BTreeMap::from([(period, 1)]);
+            let periods = BTreeMap::from([(period, rows)]);
             self.counts.insert(record.table_name.clone(), periods);
         }
     }
@@ -102,7 +131,7 @@ impl TtlDeletionCounter {
             for (table, periods) in &mut self.counts {
                 let value = periods.remove(&start).unwrap_or(0);
                 closed.push(Datapoint {
-                    metric_name: TIME_TO_LIVE_DELETED_ITEM_COUNT,
+                    metric_name: self.metric_name,
                     table_name: table.clone(),
                     period_start_secs: start,
                     period_secs,
@@ -159,6 +188,25 @@ mod tests {
         assert!(
             counter.close_through(200_000).is_empty(),
             "period 180 still open"
+        );
+    }
+
+    #[test]
+    fn another_model_counts_rows_under_its_own_name() {
+        let mut counter =
+            TtlDeletionCounter::new(60, ["S".to_string()]).with_metric_name(SPANNER_DELETED_ROWS);
+        counter.start_at(0);
+        let mut record = deletion("S", 5, true);
+        record.deleted_rows = 3;
+        counter.observe(&record);
+        let points = counter.close_through(120_000);
+        let values: Vec<(&str, f64)> = points.iter().map(|p| (p.metric_name, p.value)).collect();
+        assert_eq!(
+            values,
+            vec![
+                ("row_deletion_policy/deleted_rows", 3.0),
+                ("row_deletion_policy/deleted_rows", 0.0)
+            ]
         );
     }
 

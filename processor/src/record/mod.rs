@@ -36,8 +36,12 @@ pub struct Record {
     /// A REMOVE made by the TTL process (`userIdentity` Service /
     /// dynamodb.amazonaws.com), as opposed to a user's delete.
     pub is_ttl_deletion: bool,
-    /// The Lambda-shaped JSON of the record, one line, no trailing newline;
-    /// empty when `unmatched`.
+    /// Rows (items) the change deleted, counted into the TTL-deletion metric
+    /// when `is_ttl_deletion`: 1, except for a Spanner data change record,
+    /// whose `mods` may delete several rows in one record.
+    pub deleted_rows: u32,
+    /// The record's JSON, one line, no trailing newline (the Lambda shape, or
+    /// a Spanner data change record); empty when `unmatched`.
     pub json: Vec<u8>,
     /// Set by a source that proved no route matches the record and so left
     /// `json` empty: its `eventName` is none the routes' patterns require
@@ -154,6 +158,7 @@ impl Record {
             sequence_number,
             approximate_creation_millis,
             is_ttl_deletion,
+            deleted_rows: 1,
             json,
             unmatched: false,
             members: None,
@@ -204,7 +209,7 @@ impl Record {
     }
 
     /// [`Record::unmatched_from_stored`] of a record the engine read only
-    /// the header of ([`ttlstream_engine::Engine::get_stored_records_of`]):
+    /// the header of ([`ttlstream_engine::Streams::get_stored_records_of`]):
     /// the same record, with the same errors.
     ///
     /// # Errors

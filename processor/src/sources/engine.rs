@@ -1,9 +1,13 @@
-//! `engine` source: the bundled engine's change stream, read in process
-//! through its DynamoDB Streams API (ListStreams, DescribeStream, GetRecords),
-//! shard by shard, parent before child. The source only reads: the engine's
-//! sweeper belongs to whoever owns the engine ([`crate::engine`]).
+//! `engine` source: the bundled engine's change stream, read in process.
+//! A DynamoDB-model table's stream is read through the engine's DynamoDB
+//! Streams API (ListStreams, DescribeStream, GetRecords), shard by shard,
+//! parent before child; a Tablestore- or Spanner-model table's change
+//! records through that model's stream read (`models.rs`), from the same
+//! checkpoint positions. The source only reads: the engine's sweeper
+//! belongs to whoever owns the engine ([`crate::engine`]).
 
 mod config;
+mod models;
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -12,7 +16,7 @@ use std::sync::Arc;
 
 use ttlstream_engine::{Engine, EventName, SequenceNumber, Shard, StreamPosition};
 
-pub use self::config::EngineSourceConfig;
+pub use self::config::{EngineSourceConfig, TtlModel};
 use super::engine_encode::{EncodeJob, StoredBatch};
 use super::{BoxFuture, ReadLimits, Source, SourceBatch, StartingPosition};
 use crate::checkpoint::Checkpoint;
@@ -69,6 +73,8 @@ struct ShardReader {
     /// Where the engine lives, for error messages.
     data_dir: PathBuf,
     table: String,
+    /// The model `table` belongs to.
+    model: TtlModel,
     /// `awsRegion` of the records.
     region: String,
     /// The `eventName`s some route matches ([`Source::route_event_names`]);
@@ -113,6 +119,7 @@ impl EngineSource {
                 data_dir: config.data_dir.clone().unwrap_or_default(),
                 region: config.region.clone(),
                 table: config.table.clone(),
+                model: config.model,
                 engine,
                 routed: None,
             },
@@ -138,26 +145,33 @@ impl EngineSource {
         Self::new(engine, config).checked()
     }
 
-    /// The source, if its engine holds the table (a source built with
-    /// [`EngineSource::new`] is not checked: the demo creates its table).
+    /// The source, if its engine holds the table in the configured model
+    /// (a source built with [`EngineSource::new`] is not checked: the demo
+    /// creates its table).
     ///
     /// # Errors
-    /// [`SourceError::TableNotFound`], naming the directory and the tables it
-    /// holds.
+    /// [`SourceError::TableNotFound`], naming the directory and the
+    /// DynamoDB-model tables it holds (or, for another model, that model).
     pub fn checked(self) -> Result<Self, SourceError> {
         let reader = &self.reader;
-        if reader.engine.describe_table(&reader.table).is_ok() {
+        if reader.has_model_table() {
             return Ok(self);
         }
-        let tables = reader.engine.list_tables().unwrap_or_default();
+        let tables = match reader.model {
+            TtlModel::Dynamodb => {
+                let tables = reader.engine.dynamodb().list_tables().unwrap_or_default();
+                if tables.is_empty() {
+                    "none".to_string()
+                } else {
+                    tables.join(", ")
+                }
+            }
+            model => format!("no {} table of that name", model.as_str()),
+        };
         Err(SourceError::TableNotFound {
             table: reader.table.clone(),
             data_dir: reader.data_dir.clone(),
-            tables: if tables.is_empty() {
-                "none".to_string()
-            } else {
-                tables.join(", ")
-            },
+            tables,
         })
     }
 
@@ -176,6 +190,9 @@ impl EngineSource {
         from: &ReadFrom,
         max_records: usize,
     ) -> Result<Vec<Record>, SourceError> {
+        if self.reader.model != TtlModel::Dynamodb {
+            return self.reader.read_model(from, max_records);
+        }
         if let Some(ahead) = self
             .read_ahead
             .as_mut()
@@ -253,18 +270,21 @@ impl ShardReader {
         let mut out = Vec::new();
         let streams = self
             .engine
+            .streams()
             .list_streams(Some(&self.table))
             .map_err(|e| self.stream_error(e))?;
         if streams.is_empty() {
             // No stream kept: say why (no such table, stream disabled)
             // rather than wait forever.
             self.engine
+                .dynamodb()
                 .latest_sequence_number(&self.table)
                 .map_err(|e| self.stream_error(e))?;
         }
         for stream in streams {
             let description = self
                 .engine
+                .streams()
                 .describe_stream(&stream.stream_arn)
                 .map_err(|e| self.stream_error(e))?;
             out.extend(
@@ -396,6 +416,7 @@ impl ShardReader {
                 }
                 let got = self
                     .engine
+                    .streams()
                     .get_stored_records_of(&arn, &shard.shard_id, position, want, routed)
                     .map_err(|e| self.stream_error(e))?;
                 let read = got.records.len();
@@ -455,6 +476,10 @@ impl Source for EngineSource {
         vec![self.reader.table.clone()]
     }
 
+    fn ttl_metric_name(&self) -> &'static str {
+        self.reader.model.ttl_metric_name()
+    }
+
     fn route_event_names(&mut self, names: &BTreeSet<String>) {
         let kinds = [EventName::Insert, EventName::Modify, EventName::Remove];
         self.reader.routed = Some(
@@ -485,8 +510,12 @@ impl Source for EngineSource {
             if self.starting_position != StartingPosition::Latest {
                 return Ok(None);
             }
+            if self.reader.model != TtlModel::Dynamodb {
+                return self.reader.latest_of_model();
+            }
             self.reader
                 .engine
+                .dynamodb()
                 .latest_sequence_number(&self.reader.table)
                 .map(|latest| latest.map(|s| s.to_string()))
                 .map_err(|source| self.reader.stream_error(source))

@@ -78,6 +78,14 @@ pub trait Source: Send {
     /// Tables this source reads, so metrics can publish explicit zeros for them.
     fn tables(&self) -> Vec<String>;
 
+    /// The metric its TTL deletions are counted under (per `TableName`):
+    /// the name the table's service publishes. Default
+    /// [`TIME_TO_LIVE_DELETED_ITEM_COUNT`](crate::metrics::TIME_TO_LIVE_DELETED_ITEM_COUNT)
+    /// (DynamoDB).
+    fn ttl_metric_name(&self) -> &'static str {
+        crate::metrics::TIME_TO_LIVE_DELETED_ITEM_COUNT
+    }
+
     /// Reads the next batch, within `limits`, from `checkpoint`: after its
     /// `sequence_number` or from its partitions' positions (from the start
     /// of the stream when it has neither). When `checkpoint.in_flight` is

@@ -112,6 +112,7 @@ fn run_fails_when_the_prometheus_address_is_taken() {
     let engine = ttlstream_engine::Engine::open(dir.path().join("data"), Default::default())
         .expect("engine");
     engine
+        .dynamodb()
         .create_table(
             ttlstream_engine::TableDefinition::new(
                 "SessionData",

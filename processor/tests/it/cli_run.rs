@@ -83,6 +83,7 @@ fn a_mistyped_data_dir_is_refused_and_not_created() {
     let engine =
         ttlstream_engine::Engine::open(dir.path().join("data"), Default::default()).expect("open");
     engine
+        .dynamodb()
         .create_table(
             ttlstream_engine::TableDefinition::new(
                 "Sessions",

@@ -24,12 +24,14 @@ const ITEMS: u64 = 20;
 fn expired_engine(dir: &Path) {
     let engine = Engine::open(dir.join("data"), Default::default()).expect("engine");
     engine
+        .dynamodb()
         .create_table(
             TableDefinition::new("Sessions", "Id", ScalarAttributeType::S)
                 .with_stream(StreamViewType::OldImage),
         )
         .expect("table");
     engine
+        .dynamodb()
         .update_time_to_live("Sessions", TimeToLiveSpecification::enabled("ExpiresAt"))
         .expect("ttl");
     let expired_secs = engine.clock().now_millis() / 1000 - 60;
@@ -44,7 +46,10 @@ fn expired_engine(dir: &Path) {
             ]))
         })
         .collect();
-    engine.put_items("Sessions", items).expect("items");
+    engine
+        .dynamodb()
+        .put_items("Sessions", items)
+        .expect("items");
     engine.close().expect("close");
 }
 

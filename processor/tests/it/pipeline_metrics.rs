@@ -62,6 +62,7 @@ async fn step_records_reads_matches_deliveries_and_ttl_deletions() {
     let data = recorder.flush();
     // The archived records name the engine's real stream.
     let stream_arn = engine
+        .streams()
         .list_streams(Some("SessionData"))
         .expect("ListStreams")
         .remove(0)
@@ -125,7 +126,10 @@ async fn step_records_reads_matches_deliveries_and_ttl_deletions() {
         "ExpirationTime".into(),
         serde_dynamo::AttributeValue::N(expired_at_secs.to_string()),
     );
-    engine.put_item("SessionData", late).expect("put");
+    engine
+        .dynamodb()
+        .put_item("SessionData", late)
+        .expect("put");
     pipeline.step().await.expect("step");
     let lagging = recorder.flush();
     let lag = value(&lagging, "SweeperLagMilliseconds", Some("SessionData")).expect("lag gauge");

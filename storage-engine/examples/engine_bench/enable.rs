@@ -46,7 +46,7 @@ fn writer(engine: &Engine, first: usize, until: impl Fn() -> bool) -> Vec<Durati
             ttlstream_engine::AttributeValue::S(format!("w{i:08}")),
         );
         let started = Instant::now();
-        engine.put_item(TABLE, it).unwrap();
+        engine.dynamodb().put_item(TABLE, it).unwrap();
         latencies.push(started.elapsed());
     }
     latencies.sort_unstable();
@@ -63,26 +63,29 @@ pub fn round(items: usize) -> Round {
     let engine = Engine::open(dir.path(), options).unwrap();
     let table = TableDefinition::new(TABLE, "UserName", ScalarAttributeType::S)
         .with_stream(StreamViewType::NewAndOldImages);
-    engine.create_table(table).unwrap();
+    engine.dynamodb().create_table(table).unwrap();
     // None expires: the build is the only work the sweeper finds.
     let expiry = START_MILLIS / 1000 + 86_400;
     for first in (0..items).step_by(1000) {
         let batch = (first..items.min(first + 1000))
             .map(|i| item(i, expiry))
             .collect();
-        engine.put_items(TABLE, batch).unwrap();
+        engine.dynamodb().put_items(TABLE, batch).unwrap();
     }
 
     let spec = TimeToLiveSpecification::enabled("ExpirationTime");
     let started = Instant::now();
-    engine.update_time_to_live(TABLE, spec).unwrap();
+    engine.dynamodb().update_time_to_live(TABLE, spec).unwrap();
     let call = started.elapsed();
     let sweeper = engine.start_sweeper(SweeperOptions {
         interval: Duration::from_secs(1),
         ..SweeperOptions::default()
     });
     let put_during = writer(&engine, 0, || {
-        !engine.time_to_live_index_building(TABLE).unwrap()
+        !engine
+            .dynamodb()
+            .time_to_live_index_building(TABLE)
+            .unwrap()
     });
     let build = started.elapsed();
     sweeper.stop();
@@ -97,7 +100,7 @@ pub fn round(items: usize) -> Round {
         enabled: false,
     };
     let started = Instant::now();
-    engine.update_time_to_live(TABLE, off).unwrap();
+    engine.dynamodb().update_time_to_live(TABLE, off).unwrap();
     let disable = started.elapsed();
     Round {
         call,

@@ -23,7 +23,7 @@ pub fn round() -> (Vec<i64>, Duration) {
         let batch = (first..total.min(first + 1000))
             .map(|i| item(i, first_secs + (i / RATE_PER_SEC) as i64))
             .collect();
-        engine.put_items(TABLE, batch).unwrap();
+        engine.dynamodb().put_items(TABLE, batch).unwrap();
     }
     let options = SweeperOptions::default();
     let interval = options.interval;
@@ -35,6 +35,7 @@ pub fn round() -> (Vec<i64>, Duration) {
     }
     sweeper.stop();
     let mut lags: Vec<i64> = engine
+        .dynamodb()
         .read_stream(TABLE, StreamPosition::TrimHorizon, usize::MAX)
         .unwrap()
         .iter()

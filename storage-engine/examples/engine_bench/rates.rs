@@ -43,7 +43,7 @@ pub fn engine(items: usize) -> (Phase, Phase) {
                 .collect();
             write.time((end - first) as u64, || {
                 for batch in batches {
-                    engine.put_items(TABLE, batch).unwrap();
+                    engine.dynamodb().put_items(TABLE, batch).unwrap();
                 }
             });
         }

@@ -42,12 +42,14 @@ pub fn open(dir: &std::path::Path, clock: Arc<dyn Clock>) -> Engine {
     )
     .unwrap();
     engine
+        .dynamodb()
         .create_table(
             TableDefinition::new(TABLE, "UserName", ScalarAttributeType::S)
                 .with_stream(StreamViewType::NewAndOldImages),
         )
         .unwrap();
     engine
+        .dynamodb()
         .update_time_to_live(TABLE, TimeToLiveSpecification::enabled("ExpirationTime"))
         .unwrap();
     engine

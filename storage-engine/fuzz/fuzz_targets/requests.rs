@@ -84,7 +84,7 @@ fn populate(engine: &Engine) {
             sort_key: None,
             projection: Projection::All,
         });
-    let _ = engine.create_table(def);
+    let _ = engine.dynamodb().create_table(def);
     for i in 0..4 {
         let mut nested = HashMap::new();
         nested.insert("b".to_string(), AttributeValue::L(vec![n("1"), s("x")]));
@@ -107,7 +107,7 @@ fn populate(engine: &Engine) {
             ("flag".to_string(), AttributeValue::Bool(true)),
         ])
         .into();
-        let _ = engine.put_item("Fuzz", item);
+        let _ = engine.dynamodb().put_item("Fuzz", item);
     }
 }
 
@@ -153,7 +153,7 @@ fn key() -> Item {
 /// `text` in every expression slot; errors are fine, panics are not.
 fn expressions(engine: &Engine, text: &str) {
     let (names, values) = placeholders();
-    let _ = engine.scan_with(ScanInput {
+    let _ = engine.dynamodb().scan_with(ScanInput {
         table_name: "Fuzz".into(),
         filter_expression: Some(text.into()),
         expression_attribute_names: names.clone(),
@@ -163,12 +163,12 @@ fn expressions(engine: &Engine, text: &str) {
     let mut query = QueryInput::new("Fuzz", text);
     query.expression_attribute_names = names.clone();
     query.expression_attribute_values = values.clone();
-    let _ = engine.query_with(query);
+    let _ = engine.dynamodb().query_with(query);
     let mut query = QueryInput::new("Fuzz", "pk = :p");
     query.filter_expression = Some(text.into());
     query.expression_attribute_values = values.clone();
-    let _ = engine.query_with(query);
-    let _ = engine.update_item_with(UpdateItemInput {
+    let _ = engine.dynamodb().query_with(query);
+    let _ = engine.dynamodb().update_item_with(UpdateItemInput {
         table_name: "Fuzz".into(),
         key: key(),
         update_expression: Some(text.into()),
@@ -176,7 +176,7 @@ fn expressions(engine: &Engine, text: &str) {
         expression_attribute_values: values.clone(),
         ..Default::default()
     });
-    let _ = engine.update_item_with(UpdateItemInput {
+    let _ = engine.dynamodb().update_item_with(UpdateItemInput {
         table_name: "Fuzz".into(),
         key: key(),
         update_expression: Some("SET a = :v".into()),
@@ -187,7 +187,7 @@ fn expressions(engine: &Engine, text: &str) {
     });
     let mut item = key();
     item.insert("a".into(), n("5"));
-    let _ = engine.put_item_with(PutItemInput {
+    let _ = engine.dynamodb().put_item_with(PutItemInput {
         table_name: "Fuzz".into(),
         item,
         condition_expression: Some(text.into()),
@@ -195,7 +195,7 @@ fn expressions(engine: &Engine, text: &str) {
         expression_attribute_values: values.clone(),
         ..Default::default()
     });
-    let _ = engine.delete_item_with(DeleteItemInput {
+    let _ = engine.dynamodb().delete_item_with(DeleteItemInput {
         table_name: "Fuzz".into(),
         key: HashMap::from([("pk".to_string(), s("q")), ("sk".to_string(), n("9"))]).into(),
         condition_expression: Some(text.into()),
@@ -203,7 +203,7 @@ fn expressions(engine: &Engine, text: &str) {
         expression_attribute_values: values,
         ..Default::default()
     });
-    let _ = engine.get_item_with(GetItemInput {
+    let _ = engine.dynamodb().get_item_with(GetItemInput {
         table_name: "Fuzz".into(),
         key: key(),
         projection_expression: Some(text.into()),

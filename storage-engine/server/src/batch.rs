@@ -137,7 +137,10 @@ pub(super) fn batch_write_item(
     let mut plan: Vec<(String, Write)> = Vec::with_capacity(total);
     for (table, requests) in request_items {
         let table = table_name(Some(table))?;
-        let def = engine.describe_table(&table).map_err(|_| not_found())?;
+        let def = engine
+            .dynamodb()
+            .describe_table(&table)
+            .map_err(|_| not_found())?;
         if metrics && !def.local_secondary_indexes.is_empty() {
             return Err(ApiError::validation(format!(
                 "ReturnItemCollectionMetrics SIZE is not implemented by this server for BatchWriteItem on a table with local secondary indexes ({table})"
@@ -174,10 +177,12 @@ pub(super) fn batch_write_item(
             Write::Put(item) => {
                 let size = item_size_bytes(&item);
                 engine
+                    .dynamodb()
                     .put_item(&table, item)?
                     .map_or(size, |old| size.max(item_size_bytes(&old)))
             }
             Write::Delete(key) => engine
+                .dynamodb()
                 .delete_item(&table, &key)?
                 .map_or(0, |old| item_size_bytes(&old)),
         };
@@ -222,7 +227,10 @@ pub(super) fn batch_get_item(engine: &Engine, req: BatchGetItemRequest) -> Resul
         }
         total += keys.len();
         let table = table_name(Some(table))?;
-        let def = engine.describe_table(&table).map_err(|_| not_found())?;
+        let def = engine
+            .dynamodb()
+            .describe_table(&table)
+            .map_err(|_| not_found())?;
         let mut seen = HashSet::new();
         for key in &keys {
             let pk = def.validate_key(key)?;
@@ -251,7 +259,7 @@ pub(super) fn batch_get_item(engine: &Engine, req: BatchGetItemRequest) -> Resul
                 left.push(key);
                 continue;
             }
-            let out = engine.get_item_with(GetItemInput {
+            let out = engine.dynamodb().get_item_with(GetItemInput {
                 table_name: table.clone(),
                 key,
                 projection_expression: spec.projection_expression.clone(),

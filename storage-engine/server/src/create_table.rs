@@ -140,7 +140,9 @@ pub(super) fn create_table(
             (false, None) => {}
         }
     }
-    engine.create_table_with_properties(def, properties)?;
+    engine
+        .dynamodb()
+        .create_table_with_properties(def, properties)?;
     Ok(json!({ "TableDescription": describe(engine, region, &name)? }))
 }
 

@@ -100,7 +100,7 @@ fn write_answer(
         body["ConsumedCapacity"] = c;
     }
     if metrics {
-        let def = engine.describe_table(table)?;
+        let def = engine.dynamodb().describe_table(table)?;
         if !def.local_secondary_indexes.is_empty()
             && let Some(key) = key
             && let Some(pk) = key.get(&def.partition_key.attribute_name)
@@ -123,7 +123,7 @@ pub(super) fn put_item(engine: &Engine, req: PutItemRequest) -> Result<Value, Ap
     let metrics = collection_metrics(req.return_item_collection_metrics.as_deref())?;
     let item = required(req.item, "item")?;
     let key = metrics.then(|| item.clone());
-    let out = engine.put_item_with(PutItemInput {
+    let out = engine.dynamodb().put_item_with(PutItemInput {
         table_name: table.clone(),
         item,
         condition_expression: req.condition_expression,
@@ -145,7 +145,7 @@ pub(super) fn update_item(engine: &Engine, req: UpdateItemRequest) -> Result<Val
     let report = capacity::report(req.return_consumed_capacity.as_deref())?;
     let metrics = collection_metrics(req.return_item_collection_metrics.as_deref())?;
     let key = required(req.key, "key")?;
-    let out = engine.update_item_with(UpdateItemInput {
+    let out = engine.dynamodb().update_item_with(UpdateItemInput {
         table_name: table.clone(),
         key: key.clone(),
         update_expression: req.update_expression,
@@ -169,7 +169,7 @@ pub(super) fn delete_item(engine: &Engine, req: DeleteItemRequest) -> Result<Val
     let report = capacity::report(req.return_consumed_capacity.as_deref())?;
     let metrics = collection_metrics(req.return_item_collection_metrics.as_deref())?;
     let key = required(req.key, "key")?;
-    let out = engine.delete_item_with(DeleteItemInput {
+    let out = engine.dynamodb().delete_item_with(DeleteItemInput {
         table_name: table.clone(),
         key: key.clone(),
         condition_expression: req.condition_expression,
@@ -189,7 +189,7 @@ pub(super) fn delete_item(engine: &Engine, req: DeleteItemRequest) -> Result<Val
 pub(super) fn get_item(engine: &Engine, req: GetItemRequest) -> Result<Value, ApiError> {
     let table = table_name(req.table_name)?;
     let report = capacity::report(req.return_consumed_capacity.as_deref())?;
-    let out = engine.get_item_with(GetItemInput {
+    let out = engine.dynamodb().get_item_with(GetItemInput {
         table_name: table.clone(),
         key: required(req.key, "key")?,
         projection_expression: req.projection_expression,

@@ -67,6 +67,7 @@ mod sigv4;
 mod streams;
 mod table_update;
 mod tables;
+mod tablestore;
 mod tags;
 mod ttl;
 
@@ -181,6 +182,7 @@ pub fn router(engine: Engine, options: &ServerOptions) -> Router {
         .route("/", post(protocol::handle))
         .route("/_ttlstream/sweep", post(admin::sweep))
         .route("/_ttlstream/clock", get(admin::clock).post(admin::clock))
+        .merge(tablestore::routes())
         .with_state(AppState {
             engine,
             max_request_body_bytes: options.max_request_body_bytes,

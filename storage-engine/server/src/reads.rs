@@ -143,7 +143,7 @@ pub(super) fn query(engine: &Engine, req: QueryRequest) -> Result<Value, ApiErro
     input.query_filter = legacy::conditions(req.query_filter, "queryFilter")?;
     input.conditional_operator = legacy::conditional_operator(req.conditional_operator.as_deref())?;
     input.attributes_to_get = req.attributes_to_get;
-    let out = engine.query_with(input)?;
+    let out = engine.dynamodb().query_with(input)?;
     Ok(answer(
         &table,
         out,
@@ -178,7 +178,7 @@ pub(super) fn scan(engine: &Engine, req: ScanRequest) -> Result<Value, ApiError>
         segment: segment_value(req.segment, "segment", 0, 999_999)?,
         total_segments: segment_value(req.total_segments, "totalSegments", 1, 1_000_000)?,
     };
-    let out = engine.scan_with(input)?;
+    let out = engine.dynamodb().scan_with(input)?;
     Ok(answer(
         &table,
         out,

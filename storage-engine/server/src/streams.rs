@@ -84,7 +84,7 @@ struct ListStreamsRequest {
 /// `ExclusiveStartStreamArn` / `LastEvaluatedStreamArn`.
 fn list_streams(engine: &Engine, region: &str, req: ListStreamsRequest) -> Result<Value, ApiError> {
     let limit = page_limit(req.limit, 100)?;
-    let all = engine.list_streams(req.table_name.as_deref())?;
+    let all = engine.streams().list_streams(req.table_name.as_deref())?;
     let start = match &req.exclusive_start_stream_arn {
         None => 0,
         Some(arn) => {
@@ -143,7 +143,7 @@ fn describe_stream(
 ) -> Result<Value, ApiError> {
     let arn = arn::for_engine(&required(req.stream_arn, "streamArn")?);
     let limit = page_limit(req.limit, 100)?;
-    let mut d = engine.describe_stream(&arn)?;
+    let mut d = engine.streams().describe_stream(&arn)?;
     if let Some(filter) = req.shard_filter {
         match filter.r#type.as_deref() {
             Some("CHILD_SHARDS") => {}
@@ -248,7 +248,7 @@ fn get_shard_iterator(engine: &Engine, req: GetShardIteratorRequest) -> Result<V
             )));
         }
     };
-    let position = engine.shard_iterator(&arn, &shard_id, position)?;
+    let position = engine.streams().shard_iterator(&arn, &shard_id, position)?;
     let iterator = Iterator {
         stream_arn: arn,
         shard_id,
@@ -336,7 +336,7 @@ fn get_records(engine: &Engine, region: &str, req: GetRecordsRequest) -> Result<
             ),
         ));
     }
-    let out = engine.get_records(
+    let out = engine.streams().get_records(
         &iterator.stream_arn,
         &iterator.shard_id,
         iterator.position,

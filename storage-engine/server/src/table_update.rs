@@ -76,14 +76,14 @@ pub(super) fn update_table(
         .as_ref()
         .map(throughput)
         .transpose()?;
-    let current = engine.describe_table(&name)?;
+    let current = engine.dynamodb().describe_table(&name)?;
     if req.stream_specification.is_none() && mode.is_none() && throughput.is_none() {
         return Err(ApiError::validation(
             "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required",
         ));
     }
     if mode.is_some() || throughput.is_some() {
-        engine.update_table_properties(&name, |p| {
+        engine.dynamodb().update_table_properties(&name, |p| {
             let new_mode = mode.unwrap_or(p.billing_mode);
             match (new_mode, throughput) {
                 (BillingMode::PayPerRequest, Some(_)) => {
@@ -113,7 +113,7 @@ pub(super) fn update_table(
                     "Table already has an enabled stream: TableName: {name}"
                 )));
             }
-            engine.update_stream(&name, Some(view))?;
+            engine.dynamodb().update_stream(&name, Some(view))?;
         }
         Some(_) => {
             if current.stream_view_type.is_none() {
@@ -121,7 +121,7 @@ pub(super) fn update_table(
                     "Table has no enabled stream to disable: TableName: {name}"
                 )));
             }
-            engine.update_stream(&name, None)?;
+            engine.dynamodb().update_stream(&name, None)?;
         }
         None => {}
     }
@@ -137,7 +137,7 @@ pub(super) fn delete_table(
 ) -> Result<Value, ApiError> {
     let name = table_name(req.table_name)?;
     let mut description = describe(engine, region, &name)?;
-    engine.delete_table(&name)?;
+    engine.dynamodb().delete_table(&name)?;
     description.table_status = "DELETING";
     Ok(json!({ "TableDescription": description }))
 }

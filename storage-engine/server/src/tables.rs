@@ -113,12 +113,12 @@ pub(super) fn describe(
     region: &str,
     name: &str,
 ) -> Result<TableDescription, ApiError> {
-    let def = engine.describe_table(name)?;
-    let properties = engine.table_properties(name)?;
-    let created_millis = engine.table_created_at_millis(name)?;
-    let size = engine.table_size(name)?;
+    let def = engine.dynamodb().describe_table(name)?;
+    let properties = engine.dynamodb().table_properties(name)?;
+    let created_millis = engine.dynamodb().table_created_at_millis(name)?;
+    let size = engine.dynamodb().table_size(name)?;
     // The newest stream, ENABLED or DISABLED, as DescribeTable reports it.
-    let latest = engine.latest_stream(name)?;
+    let latest = engine.streams().latest_stream(name)?;
     let arn = super::arn::table(region, name);
     let mut attributes = BTreeMap::new();
     let mut note = |k: &KeyAttribute| {
@@ -217,6 +217,7 @@ pub(super) fn describe_table(
 pub(super) fn list_tables(engine: &Engine, req: ListTablesRequest) -> Result<Value, ApiError> {
     let limit = page_limit(req.limit, 100)?;
     let names: Vec<String> = engine
+        .dynamodb()
         .list_tables()?
         .into_iter()
         .filter(|n| {

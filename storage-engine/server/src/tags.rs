@@ -104,6 +104,7 @@ pub(super) fn tag_resource(engine: &Engine, req: TagResourceRequest) -> Result<V
     let tags = req.tags.ok_or_else(|| ApiError::missing("tags"))?;
     let mut error = None;
     engine
+        .dynamodb()
         .update_table_properties(&table, |p| {
             add_tags(&mut p.tags, tags).map_err(|e| {
                 let m = e.message.clone();
@@ -123,6 +124,7 @@ pub(super) fn untag_resource(
     let (arn, table) = table_of(req.resource_arn)?;
     let keys = req.tag_keys.ok_or_else(|| ApiError::missing("tagKeys"))?;
     engine
+        .dynamodb()
         .update_table_properties(&table, |p| {
             for k in &keys {
                 p.tags.remove(k);
@@ -140,7 +142,10 @@ pub(super) fn list_tags_of_resource(
 ) -> Result<Value, ApiError> {
     let _ = req.next_token;
     let (arn, table) = table_of(req.resource_arn)?;
-    let properties = engine.table_properties(&table).map_err(not_found(&arn))?;
+    let properties = engine
+        .dynamodb()
+        .table_properties(&table)
+        .map_err(not_found(&arn))?;
     let tags: Vec<Value> = properties
         .tags
         .iter()

@@ -22,7 +22,7 @@ use ttlstream_engine::{Engine, TimeToLiveSpecification};
 
 /// Whether the last TTL change of `table` is still "processing".
 fn in_transition(engine: &Engine, table: &str, transition: Duration) -> Result<bool, ApiError> {
-    let Some(changed) = engine.time_to_live_updated_at_millis(table)? else {
+    let Some(changed) = engine.dynamodb().time_to_live_updated_at_millis(table)? else {
         return Ok(false);
     };
     let transition = i64::try_from(transition.as_millis()).unwrap_or(i64::MAX);
@@ -47,7 +47,7 @@ pub(super) fn update_time_to_live(
             "1 validation error detected: Value '{attribute_name}' at 'timeToLiveSpecification.attributeName' failed to satisfy constraint: Member must have length between 1 and 255"
         )));
     }
-    let current = engine.describe_time_to_live(&name)?;
+    let current = engine.dynamodb().describe_time_to_live(&name)?;
     if in_transition(engine, &name, transition)? {
         return Err(ApiError::validation(
             "Time to live has been modified multiple times within a fixed interval",
@@ -70,7 +70,7 @@ pub(super) fn update_time_to_live(
         }
         _ => {}
     }
-    engine.update_time_to_live(
+    engine.dynamodb().update_time_to_live(
         &name,
         TimeToLiveSpecification {
             attribute_name: attribute_name.clone(),
@@ -90,7 +90,7 @@ pub(super) fn describe_time_to_live(
     req: TableNameRequest,
 ) -> Result<Value, ApiError> {
     let name = table_name(req.table_name)?;
-    let spec = engine.describe_time_to_live(&name)?;
+    let spec = engine.dynamodb().describe_time_to_live(&name)?;
     let moving = in_transition(engine, &name, transition)?;
     let description = match spec {
         Some(s) if s.enabled => json!({

@@ -1,16 +1,16 @@
 //! GetItem with a projection ("Projection expressions"), or its legacy
 //! form `AttributesToGet`.
 
+use super::DynamoDb;
 use crate::dynamodb::expr::legacy;
 use crate::dynamodb::expr::{self, Placeholders};
 use crate::dynamodb::query::{expr_err, given_names};
 use crate::dynamodb::request::{GetItemInput, GetItemOutput};
-use crate::engine::Engine;
 use crate::error::ReadError;
 use crate::storage::attribute::item_size_bytes;
 use std::collections::HashMap;
 
-impl Engine {
+impl DynamoDb<'_> {
     /// GetItem with a `ProjectionExpression` (or legacy `AttributesToGet`):
     /// the item with `key`, if any, with only the projected attributes.
     /// Expired items not yet swept are returned, as DynamoDB returns them.

@@ -147,7 +147,7 @@ impl TableDefinition {
     /// types and naming rules in Amazon DynamoDB", "Constraints in Amazon
     /// DynamoDB" and "Item sizes and formats". Returns the item's key.
     ///
-    /// [`Engine::put_item`](crate::Engine::put_item) makes the same checks;
+    /// [`DynamoDb::put_item`](crate::DynamoDb::put_item) makes the same checks;
     /// call this to check a whole batch before writing any of it.
     ///
     /// # Errors

@@ -4,6 +4,7 @@
 //! "Scanning tables in DynamoDB", "Paginating table query results").
 //! A page is planned and read by `read_page.rs`.
 
+use super::DynamoDb;
 use crate::dynamodb::expr::legacy::{self, LegacyValues};
 use crate::dynamodb::expr::{
     self, ExpressionError, ExpressionKind, KeyCondition, Placeholders, SortCondition,
@@ -12,7 +13,6 @@ use crate::dynamodb::index::{self, IndexView};
 use crate::dynamodb::meta::TableMeta;
 use crate::dynamodb::read_page::ReadRequest;
 use crate::dynamodb::request::{QueryInput, ReadOutput, ScanInput};
-use crate::engine::Engine;
 use crate::error::ReadError;
 use crate::storage::key::KeyAttribute;
 use crate::storage::key::{KeyRole, encode_key_part};
@@ -38,7 +38,7 @@ pub(crate) fn invalid(table: &str, message: String) -> ReadError {
     }
 }
 
-impl Engine {
+impl DynamoDb<'_> {
     /// Query: the items of one partition of the table or of secondary index
     /// `index_name`, in sort-key order (descending if `scan_index_forward`
     /// is false), narrowed by the key condition, then filtered and projected.
@@ -168,14 +168,14 @@ impl Engine {
 
     /// Scan: every item of the table or of secondary index `index_name`, in
     /// key order, filtered and projected, paginated like
-    /// [`Engine::query_with`]; with `segment` / `total_segments`, only one
+    /// [`DynamoDb::query_with`](crate::DynamoDb::query_with); with `segment` / `total_segments`, only one
     /// segment's items ("Parallel scan"). The legacy `ScanFilter` /
     /// `ConditionalOperator` and `AttributesToGet` work as their expression
     /// forms.
     ///
     /// # Errors
     ///
-    /// As [`Engine::query_with`], without key-condition errors;
+    /// As [`DynamoDb::query_with`](crate::DynamoDb::query_with), without key-condition errors;
     /// [`ReadError::Validation`] for `segment` without `total_segments` (or
     /// the reverse), or `segment` not below `total_segments`.
     pub fn scan_with(&self, input: ScanInput) -> Result<ReadOutput, ReadError> {

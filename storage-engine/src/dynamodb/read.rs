@@ -1,21 +1,22 @@
 //! Reads: GetItem, Query, Scan, the change stream and the sweeper backlog.
 //! None of them takes the write lock.
 
+use super::DynamoDb;
 use crate::dynamodb::item::decode_item;
 use crate::dynamodb::item::key_only_bytes;
 use crate::dynamodb::meta::TableMeta;
 use crate::dynamodb::ttl::expired_range_secs;
-use crate::engine::Engine;
-use crate::error::{ReadError, StreamError};
+use crate::error::ReadError;
 use crate::storage::key::encode_key_value;
 use crate::storage::{expiry_bound, item_key};
-use crate::stream::keys::{decode_record, stream_key};
+use crate::stream::error::StreamError;
+use crate::stream::keys::decode_record;
 use crate::stream::record::{ChangeRecord, SequenceNumber, StreamPosition};
-use fjall::Readable;
+use crate::stream::table_read::read_table_records;
 use serde_dynamo::{AttributeValue, Item};
 use std::sync::Arc;
 
-impl Engine {
+impl DynamoDb<'_> {
     /// Reads one item by its key (DynamoDB `GetItem`). `key` holds exactly
     /// the key attributes. Expired items not yet swept are still returned
     /// ("Using time to live (TTL) in DynamoDB").
@@ -102,7 +103,7 @@ impl Engine {
     /// `from`, across every shard and every stream of the table (sequence
     /// order is parent-before-child order). A convenience for tests and
     /// in-process readers that do not care about shards; the DynamoDB
-    /// Streams reads are [`Engine::get_records`] and its siblings. `Latest`
+    /// Streams reads are [`Streams::get_records`](crate::Streams::get_records) and its siblings. `Latest`
     /// returns nothing; keep the last sequence number seen and continue with
     /// `AfterSequenceNumber`. No 1,000-record or 1 MB cap.
     ///
@@ -119,57 +120,14 @@ impl Engine {
         limit: usize,
     ) -> Result<Vec<ChangeRecord>, StreamError> {
         let meta = self.stream_meta(table)?;
-        let start = match from {
-            StreamPosition::TrimHorizon => 0,
-            StreamPosition::Latest => return Ok(Vec::new()),
-            StreamPosition::AtSequenceNumber(s) => s.0,
-            StreamPosition::AfterSequenceNumber(s) => match s.0.checked_add(1) {
-                Some(n) => n,
-                None => return Ok(Vec::new()),
-            },
-        };
-        let store = &self.inner.store;
-        let snapshot = store.db.snapshot();
-        let start = self.untrimmed_start(&snapshot, table, meta.id, from, start)?;
-        let lo = stream_key(meta.id, SequenceNumber(start));
-        let hi = stream_key(meta.id, SequenceNumber(u64::MAX));
-        let mut out = Vec::new();
-        for guard in snapshot.range(&store.stream, lo..=hi).take(limit) {
-            let value = guard.value()?;
-            out.push(decode_record(&value)?);
-        }
-        Ok(out)
-    }
-
-    /// Where a read of table `id`'s records from position `from` (the
-    /// first wanted sequence number `start`) begins once retention is taken
-    /// into account: past the trimmed-through mark for `TrimHorizon`, and
-    /// [`StreamError::TrimmedDataAccess`] for a position at or below it. The
-    /// one check for the stream readers of all three TTL models.
-    pub(crate) fn untrimmed_start(
-        &self,
-        snapshot: &fjall::Snapshot,
-        table: &str,
-        id: u32,
-        from: StreamPosition,
-        start: u64,
-    ) -> Result<u64, StreamError> {
-        let store = &self.inner.store;
-        let trimmed = crate::stream::shards::meta::trimmed_through(snapshot, &store.shards, id)?;
-        if let Some(t) = trimmed
-            && from != StreamPosition::TrimHorizon
-            && start <= t
-        {
-            return Err(StreamError::TrimmedDataAccess {
-                table: table.to_string(),
-                position: match from {
-                    StreamPosition::AtSequenceNumber(s) => format!("AT_SEQUENCE_NUMBER {s}"),
-                    _ => format!("AFTER_SEQUENCE_NUMBER {}", SequenceNumber(start - 1)),
-                },
-                trimmed_through: SequenceNumber(t),
-            });
-        }
-        Ok(start.max(trimmed.map_or(0, |t| t.saturating_add(1))))
+        read_table_records(
+            &self.inner.store,
+            table,
+            meta.id,
+            from,
+            limit,
+            |_, value| Ok(decode_record(value)?),
+        )
     }
 
     /// The sequence number of the newest record of `table`'s stream, or

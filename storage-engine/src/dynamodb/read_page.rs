@@ -6,6 +6,7 @@
 //! items read reach 1 MB. `LastEvaluatedKey` holds the table key (plus the
 //! index key for an index) of the last item read.
 
+use super::DynamoDb;
 use crate::dynamodb::expr::legacy::{self, LegacyValues};
 use crate::dynamodb::expr::{self, ExpressionKind, Placeholders};
 use crate::dynamodb::index::{self, IndexView};
@@ -14,7 +15,6 @@ use crate::dynamodb::item::{key_item, primary_key_bytes};
 use crate::dynamodb::meta::TableMeta;
 use crate::dynamodb::query::{expr_err, invalid};
 use crate::dynamodb::request::{Condition as LegacyCondition, ConditionalOperator, ReadOutput};
-use crate::engine::Engine;
 use crate::error::ReadError;
 use crate::storage::attribute::item_size_bytes;
 use crate::storage::item_key;
@@ -64,7 +64,7 @@ impl Plan<'_> {
     }
 }
 
-/// The request parts a Query and a Scan share, for [`Engine::plan`].
+/// The request parts a Query and a Scan share, for [`DynamoDb::plan`](crate::DynamoDb::plan).
 pub(crate) struct ReadRequest<'a> {
     pub(crate) filter_expression: Option<&'a str>,
     pub(crate) projection_expression: Option<&'a str>,
@@ -75,7 +75,7 @@ pub(crate) struct ReadRequest<'a> {
     pub(crate) limit: Option<usize>,
 }
 
-impl Engine {
+impl DynamoDb<'_> {
     pub(crate) fn plan<'a>(
         &self,
         table: &'a str,

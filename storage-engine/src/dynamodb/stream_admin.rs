@@ -1,9 +1,9 @@
 //! Enabling and disabling a table's stream, and recovering the open shards
 //! when the engine opens.
 
+use super::DynamoDb;
 use crate::dynamodb::meta::{TableMeta, table_meta_key};
 use crate::dynamodb::table::TableDefinition;
-use crate::engine::Engine;
 use crate::error::{StorageError, TableError};
 use crate::storage::{Store, corrupt};
 use crate::stream::keys::decode_stream_key;
@@ -18,7 +18,7 @@ use fjall::{OwnedWriteBatch, Readable};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-impl Engine {
+impl DynamoDb<'_> {
     /// Enables or disables `table`'s stream (DynamoDB `UpdateTable` with a
     /// `StreamSpecification`; "Change data capture for DynamoDB Streams",
     /// Enabling a stream). `Some(view)` creates a new stream with a new
@@ -41,7 +41,7 @@ impl Engine {
         table: &str,
         view: Option<StreamViewType>,
     ) -> Result<TableDefinition, TableError> {
-        let mut state = self.lock_writes();
+        let mut state = self.inner.lock_writes();
         let meta = self.table_meta(table).ok_or_else(|| TableError::NotFound {
             table: table.to_string(),
         })?;

@@ -1,7 +1,7 @@
 //! Sweeper lag: how long the oldest expired item has waited to be deleted.
 
+use super::DynamoDb;
 use crate::dynamodb::ttl::expired_range_secs;
-use crate::engine::Engine;
 use crate::error::ReadError;
 use crate::storage::{decode_expiry_key, expiry_bound};
 use std::collections::HashMap;
@@ -13,7 +13,7 @@ use std::sync::{Mutex, PoisonError};
 /// lock; every write of an expiry entry below it lowers it (also under the
 /// write lock: the writes of items and of the index build); changing the
 /// TTL setting forgets it. So each sweep pass and
-/// [`Engine::sweeper_lag_millis`] can start reading at it instead of
+/// [`DynamoDb::sweeper_lag_millis`](crate::DynamoDb::sweeper_lag_millis) can start reading at it instead of
 /// stepping over every index entry the sweeper deleted since fjall last
 /// compacted them.
 #[derive(Debug, Default)]
@@ -72,7 +72,7 @@ impl SweptFloors {
     }
 }
 
-impl Engine {
+impl DynamoDb<'_> {
     /// Milliseconds from the expiry of the oldest item of `table` that has
     /// expired but is not yet deleted, to now (the engine's clock); 0 when the
     /// sweeper has caught up or TTL is off. Read from the expiry index's first
@@ -96,7 +96,7 @@ impl Engine {
         let now_millis = self.inner.clock.now_millis();
         let (low, high) = expired_range_secs(now_millis);
         let mut start = expiry_bound(meta.id, low);
-        if let Some(floor) = self.inner.swept_floors.get(meta.id)
+        if let Some(floor) = self.cache.swept_floors.get(meta.id)
             && floor > start
         {
             start = floor;

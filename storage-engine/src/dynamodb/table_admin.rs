@@ -3,12 +3,12 @@
 //! for DescribeTable and tagging (DynamoDB API Reference), and the
 //! in-memory cache of table metadata.
 
+use super::DynamoDb;
 use crate::dynamodb::item::decode_item;
 use crate::dynamodb::meta::{TableMeta, TtlIndexBuild, TtlIndexPurge, table_meta_key};
 use crate::dynamodb::table::{
     TableDefinition, TableProperties, TableSize, TimeToLiveSpecification,
 };
-use crate::engine::Engine;
 use crate::error::{ReadError, StorageError, TableError};
 use crate::storage::expiry_table_prefix;
 use fjall::Keyspace;
@@ -18,7 +18,7 @@ use std::sync::{Arc, PoisonError};
 /// Keys removed per batch when a table's entries are deleted.
 const DELETE_CHUNK: usize = 10_000;
 
-impl Engine {
+impl DynamoDb<'_> {
     /// Creates a table (DynamoDB `CreateTable`; the table is usable at once).
     ///
     /// # Errors
@@ -57,11 +57,11 @@ impl Engine {
     /// Commits the setting and returns at once, whatever the size of the
     /// table; the expiry index follows in the background, advanced by the
     /// sweeper's passes ([`Sweeper`](crate::Sweeper), or
-    /// [`Engine::sweep_now`], which finishes it before deleting; see
+    /// [`Engine::sweep_now`](crate::Engine::sweep_now), which finishes it before deleting; see
     /// `ttl_index.rs`), as DynamoDB takes "up to one hour for the change to
     /// fully process" ("UpdateTimeToLive", DynamoDB API Reference).
     /// Enabling: from then on every write keeps its item's expiry entry, and
-    /// the items already there are indexed ([`Engine::time_to_live_index_building`]
+    /// the items already there are indexed ([`DynamoDb::time_to_live_index_building`](crate::DynamoDb::time_to_live_index_building)
     /// until they all are), so that they expire too. Disabling: nothing
     /// expires from then on, and the table's entries are removed. Unlike
     /// DynamoDB, the change may be repeated at once; enabling again with the
@@ -86,7 +86,7 @@ impl Engine {
                 "TTL attribute name must be 1 to 255 bytes long".into(),
             ));
         }
-        let _state = self.lock_writes();
+        let _state = self.inner.lock_writes();
         let meta = self.table_meta(table).ok_or_else(|| TableError::NotFound {
             table: table.to_string(),
         })?;
@@ -101,7 +101,7 @@ impl Engine {
                 return Ok(());
             }
         }
-        self.inner.swept_floors.forget(meta.id);
+        self.cache.swept_floors.forget(meta.id);
         let store = &self.inner.store;
         // An empty table has nothing to index (its writes index themselves),
         // a table without entries nothing to purge. A purge restarts from
@@ -163,7 +163,7 @@ impl Engine {
                 table: table.clone(),
                 message,
             })?;
-        let mut state = self.lock_writes();
+        let mut state = self.inner.lock_writes();
         if self.table_meta(&table).is_some() {
             return Err(TableError::AlreadyExists { table });
         }
@@ -222,7 +222,7 @@ impl Engine {
         table: &str,
         change: impl FnOnce(&mut TableProperties) -> Result<(), String>,
     ) -> Result<TableProperties, TableError> {
-        let _state = self.lock_writes();
+        let _state = self.inner.lock_writes();
         let meta = self.table_meta(table).ok_or_else(|| TableError::NotFound {
             table: table.to_string(),
         })?;
@@ -289,13 +289,13 @@ impl Engine {
     ///
     /// [`TableError::NotFound`]; [`TableError::Storage`].
     pub fn delete_table(&self, table: &str) -> Result<TableDefinition, TableError> {
-        let mut state = self.lock_writes();
+        let mut state = self.inner.lock_writes();
         let meta = self.table_meta(table).ok_or_else(|| TableError::NotFound {
             table: table.to_string(),
         })?;
         let store = &self.inner.store;
         let prefix = meta.id.to_be_bytes();
-        self.inner.swept_floors.forget(meta.id);
+        self.cache.swept_floors.forget(meta.id);
         for keyspace in [&store.items, &store.indexes] {
             self.remove_prefix(keyspace, &prefix)?;
         }
@@ -347,7 +347,7 @@ impl Engine {
 
     fn uncache_meta(&self, table: &str) {
         let mut tables = self
-            .inner
+            .cache
             .tables
             .write()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -355,7 +355,7 @@ impl Engine {
     }
 
     fn read_tables(&self) -> std::sync::RwLockReadGuard<'_, BTreeMap<String, Arc<TableMeta>>> {
-        self.inner
+        self.cache
             .tables
             .read()
             .unwrap_or_else(PoisonError::into_inner)
@@ -371,7 +371,7 @@ impl Engine {
 
     pub(crate) fn cache_meta(&self, meta: TableMeta) {
         let mut tables = self
-            .inner
+            .cache
             .tables
             .write()
             .unwrap_or_else(PoisonError::into_inner);

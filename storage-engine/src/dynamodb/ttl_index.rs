@@ -1,10 +1,10 @@
 //! A table's expiry index brought in line with its TTL setting in the
-//! background, so that [`Engine::update_time_to_live`] returns at once, as
+//! background, so that [`DynamoDb::update_time_to_live`](crate::DynamoDb::update_time_to_live) returns at once, as
 //! DynamoDB's does ("UpdateTimeToLive", DynamoDB API Reference: "It can take
 //! up to one hour for the change to fully process"), however many items
 //! the table holds. Two jobs, each a marker in the table's metadata with a
 //! cursor, advanced by every sweep pass before it deletes
-//! ([`Engine::advance_ttl_indexes`]), a chunk per atomic batch:
+//! ([`DynamoDb::advance_ttl_indexes`](crate::DynamoDb::advance_ttl_indexes)), a chunk per atomic batch:
 //!
 //! * the **build** ([`TtlIndexBuild`]), when TTL is enabled on a table
 //!   holding items: in primary-key order, it writes the entry of each item
@@ -38,19 +38,19 @@
 //!
 //! The expired items a build finds are deleted by the same passes, within
 //! their budget, like any others. While a build runs,
-//! [`Engine::expired_backlog`] and [`Engine::sweeper_lag_millis`] see only
+//! [`DynamoDb::expired_backlog`](crate::DynamoDb::expired_backlog) and [`DynamoDb::sweeper_lag_millis`](crate::DynamoDb::sweeper_lag_millis) see only
 //! the items indexed so far; while a purge runs after TTL was enabled again,
 //! they also count the old setting's entries it has not reached.
 
+use super::DynamoDb;
 use crate::dynamodb::meta::{TableMeta, TtlIndexBuild, TtlIndexPurge, table_meta_key};
 use crate::dynamodb::ttl::item_expiry_epoch_secs;
 use crate::dynamodb::write::decode_stored_item;
-use crate::engine::Engine;
 use crate::error::{StorageError, SweepError, TableError};
 use crate::storage::{decode_expiry_key, encode_json, expiry_key, expiry_table_prefix, item_key};
 use std::ops::Bound;
 
-impl Engine {
+impl DynamoDb<'_> {
     /// Whether the expiry index of `table` is still being built after TTL
     /// was enabled: its items written before are not all indexed yet, so
     /// some of them cannot expire yet. `false` once the build is done, and
@@ -120,7 +120,7 @@ impl Engine {
     /// whether the build goes on (`false`: done, TTL disabled, or the table
     /// deleted).
     fn index_chunk(&self, table: &str, max: usize) -> Result<bool, StorageError> {
-        let _state = self.lock_writes();
+        let _state = self.inner.lock_writes();
         let Some(meta) = self.table_meta(table) else {
             return Ok(false);
         };
@@ -149,7 +149,7 @@ impl Engine {
             let item = decode_stored_item(&value, Some(&attribute))?;
             if let Some(secs) = item_expiry_epoch_secs(&item, Some(spec)) {
                 let entry = expiry_key(meta.id, secs, pk);
-                self.inner.swept_floors.lower(meta.id, &entry);
+                self.cache.swept_floors.lower(meta.id, &entry);
                 batch.insert(&store.expiry, entry, Vec::<u8>::new());
             }
             read += 1;
@@ -173,7 +173,7 @@ impl Engine {
     /// and the cursor moved past them (or removed, when fewer than `max`
     /// were left), in one batch. Returns whether the purge goes on.
     fn purge_chunk(&self, table: &str, max: usize) -> Result<bool, StorageError> {
-        let _state = self.lock_writes();
+        let _state = self.inner.lock_writes();
         let Some(meta) = self.table_meta(table) else {
             return Ok(false);
         };

@@ -1,8 +1,10 @@
-//! Unit tests of `ttl_index.rs`: the build and the purge, step by step,
-//! against writes, TTL changes and a crash between chunks.
+//! Unit tests of `ttl_index.rs`: the build, step by step, against writes,
+//! TTL changes and a crash between chunks; the purge's are in
+//! `ttl_index_purge_tests.rs`, with this file's helpers.
 #![allow(clippy::unwrap_used)]
 
 use super::*;
+use crate::Engine;
 use crate::sweeper::pass::PassLimits;
 use crate::{
     AttributeValue, EngineOptions, Item, ManualClock, ScalarAttributeType, StreamPosition,
@@ -45,6 +47,7 @@ fn table_of_100(dir: &std::path::Path) -> (Engine, Arc<ManualClock>) {
     let clock = Arc::new(ManualClock::new(NOW_SECS * 1000));
     let engine = open(dir, &clock);
     engine
+        .dynamodb()
         .create_table(
             TableDefinition::new(TABLE, "pk", ScalarAttributeType::S)
                 .with_stream(StreamViewType::KeysOnly),
@@ -53,7 +56,7 @@ fn table_of_100(dir: &std::path::Path) -> (Engine, Arc<ManualClock>) {
     let items = (0..100)
         .map(|i| item(&format!("k{i:03}"), Some(NOW_SECS - 1)))
         .collect();
-    engine.put_items(TABLE, items).unwrap();
+    engine.dynamodb().put_items(TABLE, items).unwrap();
     (engine, clock)
 }
 
@@ -81,7 +84,7 @@ fn build_step(engine: &Engine, items: usize) -> bool {
 
 /// The table's expiry entries, as (expiry second, encoded key).
 fn index(engine: &Engine) -> BTreeSet<(i64, Vec<u8>)> {
-    let id = engine.table_meta(TABLE).unwrap().id;
+    let id = engine.dynamodb().table_meta(TABLE).unwrap().id;
     let prefix = crate::storage::expiry_table_prefix(id);
     engine
         .inner
@@ -99,8 +102,9 @@ fn index(engine: &Engine) -> BTreeSet<(i64, Vec<u8>)> {
 /// The entries the index must hold: one per item with an eligible TTL,
 /// derived from the items themselves.
 fn derived_index(engine: &Engine) -> BTreeSet<(i64, Vec<u8>)> {
-    let meta = engine.table_meta(TABLE).unwrap();
+    let meta = engine.dynamodb().table_meta(TABLE).unwrap();
     engine
+        .dynamodb()
         .scan(TABLE)
         .unwrap()
         .iter()
@@ -117,6 +121,7 @@ fn derived_index(engine: &Engine) -> BTreeSet<(i64, Vec<u8>)> {
 /// Keys of the table's TTL REMOVE records, and how many records it has.
 fn ttl_removed(engine: &Engine) -> (Vec<String>, usize) {
     let records = engine
+        .dynamodb()
         .read_stream(TABLE, StreamPosition::TrimHorizon, usize::MAX)
         .unwrap();
     let removed = records
@@ -134,13 +139,26 @@ fn ttl_removed(engine: &Engine) -> (Vec<String>, usize) {
 fn enabling_returns_before_indexing_and_a_pass_builds_the_index() {
     let dir = tempfile::tempdir().unwrap();
     let (engine, _clock) = table_of_100(dir.path());
-    engine.update_time_to_live(TABLE, enabled()).unwrap();
-    assert!(engine.time_to_live_index_building(TABLE).unwrap());
+    engine
+        .dynamodb()
+        .update_time_to_live(TABLE, enabled())
+        .unwrap();
+    assert!(
+        engine
+            .dynamodb()
+            .time_to_live_index_building(TABLE)
+            .unwrap()
+    );
     assert!(index(&engine).is_empty(), "nothing indexed by the call");
     assert!(build_step(&engine, 40));
     assert_eq!(index(&engine).len(), 40);
     assert!(!build_step(&engine, 1_000), "the build is done");
-    assert!(!engine.time_to_live_index_building(TABLE).unwrap());
+    assert!(
+        !engine
+            .dynamodb()
+            .time_to_live_index_building(TABLE)
+            .unwrap()
+    );
     assert_eq!(index(&engine), derived_index(&engine));
 }
 
@@ -150,10 +168,19 @@ fn enabling_on_an_empty_table_starts_no_build() {
     let clock = Arc::new(ManualClock::new(NOW_SECS * 1000));
     let engine = open(dir.path(), &clock);
     let table = TableDefinition::new(TABLE, "pk", ScalarAttributeType::S);
-    engine.create_table(table).unwrap();
-    engine.update_time_to_live(TABLE, enabled()).unwrap();
-    assert!(!engine.time_to_live_index_building(TABLE).unwrap());
+    engine.dynamodb().create_table(table).unwrap();
     engine
+        .dynamodb()
+        .update_time_to_live(TABLE, enabled())
+        .unwrap();
+    assert!(
+        !engine
+            .dynamodb()
+            .time_to_live_index_building(TABLE)
+            .unwrap()
+    );
+    engine
+        .dynamodb()
         .put_item(TABLE, item("k", Some(NOW_SECS - 1)))
         .unwrap();
     assert_eq!(index(&engine), derived_index(&engine));
@@ -164,25 +191,35 @@ fn enabling_on_an_empty_table_starts_no_build() {
 fn writes_during_a_build_leave_the_index_the_items_derive() {
     let dir = tempfile::tempdir().unwrap();
     let (engine, clock) = table_of_100(dir.path());
-    engine.update_time_to_live(TABLE, enabled()).unwrap();
+    engine
+        .dynamodb()
+        .update_time_to_live(TABLE, enabled())
+        .unwrap();
     assert!(build_step(&engine, 40)); // k000 to k039 indexed
     let (_, records_before) = ttl_removed(&engine);
     // On each side of the build's marker: an expiry moved to the future,
     // a TTL removed, an item deleted by the user, a new expired item.
     let later = Update::default().set("ttl", AttributeValue::N((NOW_SECS + 3_600).to_string()));
     for k in ["k010", "k060"] {
-        engine.update_item(TABLE, &key(k), later.clone()).unwrap();
+        engine
+            .dynamodb()
+            .update_item(TABLE, &key(k), later.clone())
+            .unwrap();
     }
     for k in ["k020", "k070"] {
         engine
+            .dynamodb()
             .update_item(TABLE, &key(k), Update::default().remove("ttl"))
             .unwrap();
     }
     for k in ["k030", "k080"] {
-        engine.delete_item(TABLE, &key(k)).unwrap();
+        engine.dynamodb().delete_item(TABLE, &key(k)).unwrap();
     }
     for k in ["k0005", "k0995"] {
-        engine.put_item(TABLE, item(k, Some(NOW_SECS - 1))).unwrap();
+        engine
+            .dynamodb()
+            .put_item(TABLE, item(k, Some(NOW_SECS - 1)))
+            .unwrap();
     }
     let (_, records) = ttl_removed(&engine);
     assert_eq!(
@@ -191,7 +228,12 @@ fn writes_during_a_build_leave_the_index_the_items_derive() {
         "one record per write, none from the build"
     );
     assert!(!build_step(&engine, 1_000), "the build is done");
-    assert!(!engine.time_to_live_index_building(TABLE).unwrap());
+    assert!(
+        !engine
+            .dynamodb()
+            .time_to_live_index_building(TABLE)
+            .unwrap()
+    );
     assert_eq!(index(&engine), derived_index(&engine));
 
     // The sweep deletes every expired item once, and none whose TTL
@@ -208,6 +250,7 @@ fn writes_during_a_build_leave_the_index_the_items_derive() {
     assert_eq!(removed.len(), expected.len(), "one REMOVE per deletion");
     assert_eq!(removed.into_iter().collect::<BTreeSet<_>>(), expected);
     let left: BTreeSet<String> = engine
+        .dynamodb()
         .scan(TABLE)
         .unwrap()
         .iter()
@@ -226,22 +269,37 @@ fn writes_during_a_build_leave_the_index_the_items_derive() {
 fn disabling_during_a_build_stops_it_and_enabling_again_starts_over() {
     let dir = tempfile::tempdir().unwrap();
     let (engine, clock) = table_of_100(dir.path());
-    engine.update_time_to_live(TABLE, enabled()).unwrap();
+    engine
+        .dynamodb()
+        .update_time_to_live(TABLE, enabled())
+        .unwrap();
     assert!(build_step(&engine, 30));
-    engine.update_time_to_live(TABLE, disabled()).unwrap();
-    assert!(!engine.time_to_live_index_building(TABLE).unwrap());
+    engine
+        .dynamodb()
+        .update_time_to_live(TABLE, disabled())
+        .unwrap();
+    assert!(
+        !engine
+            .dynamodb()
+            .time_to_live_index_building(TABLE)
+            .unwrap()
+    );
     assert_eq!(index(&engine).len(), 30, "the call removes nothing");
     assert!(!build_step(&engine, 1_000), "no build while TTL is off");
     assert!(index(&engine).is_empty(), "the pass purged what was built");
     // Written while TTL is off: no entry, until a build indexes it.
     engine
+        .dynamodb()
         .put_item(TABLE, item("k0005", Some(NOW_SECS - 1)))
         .unwrap();
     clock.advance(Duration::from_secs(1));
     assert_eq!(engine.sweep_now().unwrap().deleted, 0);
 
-    engine.update_time_to_live(TABLE, enabled()).unwrap();
-    let meta = engine.table_meta(TABLE).unwrap();
+    engine
+        .dynamodb()
+        .update_time_to_live(TABLE, enabled())
+        .unwrap();
+    let meta = engine.dynamodb().table_meta(TABLE).unwrap();
     assert_eq!(
         meta.time_to_live_index_build,
         Some(TtlIndexBuild::default()),
@@ -257,16 +315,20 @@ fn disabling_during_a_build_stops_it_and_enabling_again_starts_over() {
 fn a_build_cut_short_by_a_crash_resumes_when_the_engine_is_opened_again() {
     let dir = tempfile::tempdir().unwrap();
     let (engine, clock) = table_of_100(dir.path());
-    engine.update_time_to_live(TABLE, enabled()).unwrap();
+    engine
+        .dynamodb()
+        .update_time_to_live(TABLE, enabled())
+        .unwrap();
     assert!(build_step(&engine, 35));
     engine
+        .dynamodb()
         .put_item(TABLE, item("k0995", Some(NOW_SECS - 1)))
         .unwrap();
     // Each chunk is one atomic batch, so a crash leaves the engine as it
     // is between two chunks: as here, closed after the 35th item.
     drop(engine);
     let engine = open(dir.path(), &clock);
-    let meta = engine.table_meta(TABLE).unwrap();
+    let meta = engine.dynamodb().table_meta(TABLE).unwrap();
     let build = meta.time_to_live_index_build.clone().unwrap();
     let mut k034 = Vec::new();
     crate::storage::key::encode_key_value(
@@ -290,139 +352,22 @@ fn items_in_other_tables_are_not_indexed() {
     let (engine, _clock) = table_of_100(dir.path());
     // A table created after `Tbl`: its items follow `Tbl`'s in key order.
     engine
+        .dynamodb()
         .create_table(TableDefinition::new("Next", "pk", ScalarAttributeType::S))
         .unwrap();
     engine
+        .dynamodb()
         .put_item("Next", item("n", Some(NOW_SECS - 1)))
         .unwrap();
-    engine.update_time_to_live(TABLE, enabled()).unwrap();
+    engine
+        .dynamodb()
+        .update_time_to_live(TABLE, enabled())
+        .unwrap();
     assert!(!build_step(&engine, 1_000), "the build is done");
     assert_eq!(index(&engine), derived_index(&engine));
     assert_eq!(index(&engine).len(), 100);
-    assert_eq!(engine.expired_backlog("Next").unwrap(), 0);
+    assert_eq!(engine.dynamodb().expired_backlog("Next").unwrap(), 0);
 }
 
-/// An engine with `Tbl` holding `k000` to `k099`, TTL enabled on `ttl` and
-/// every item indexed (by its write); each item also has `ttl2`: expired
-/// for the even ones, an hour ahead for the odd ones.
-fn indexed_table_of_100(dir: &std::path::Path) -> (Engine, Arc<ManualClock>) {
-    let clock = Arc::new(ManualClock::new(NOW_SECS * 1000));
-    let engine = open(dir, &clock);
-    engine
-        .create_table(
-            TableDefinition::new(TABLE, "pk", ScalarAttributeType::S)
-                .with_stream(StreamViewType::KeysOnly),
-        )
-        .unwrap();
-    engine.update_time_to_live(TABLE, enabled()).unwrap();
-    let items = (0..100)
-        .map(|i| {
-            let mut it = item(&format!("k{i:03}"), Some(NOW_SECS - 1));
-            let ttl2 = if i % 2 == 0 {
-                NOW_SECS - 1
-            } else {
-                NOW_SECS + 3_600
-            };
-            it.insert("ttl2".into(), AttributeValue::N(ttl2.to_string()));
-            it
-        })
-        .collect();
-    engine.put_items(TABLE, items).unwrap();
-    assert!(!engine.time_to_live_index_building(TABLE).unwrap());
-    assert_eq!(index(&engine).len(), 100);
-    (engine, clock)
-}
-
-#[test]
-fn disabling_returns_before_purging_and_the_passes_purge_the_index() {
-    let dir = tempfile::tempdir().unwrap();
-    let (engine, clock) = indexed_table_of_100(dir.path());
-    engine.update_time_to_live(TABLE, disabled()).unwrap();
-    assert_eq!(index(&engine).len(), 100, "the call removes nothing");
-    clock.advance(Duration::from_secs(1));
-    assert!(build_step(&engine, 40));
-    assert_eq!(index(&engine).len(), 60);
-    assert!(!build_step(&engine, 1_000), "the purge is done");
-    assert!(index(&engine).is_empty());
-    assert_eq!(
-        engine.table_meta(TABLE).unwrap().time_to_live_index_purge,
-        None
-    );
-    assert_eq!(engine.sweep_now().unwrap().deleted, 0, "TTL is off");
-    assert_eq!(engine.scan(TABLE).unwrap().len(), 100);
-}
-
-#[test]
-fn enabling_during_a_purge_keeps_the_new_settings_entries_and_disabling_again_starts_it_over() {
-    let dir = tempfile::tempdir().unwrap();
-    let (engine, clock) = indexed_table_of_100(dir.path());
-    engine.update_time_to_live(TABLE, disabled()).unwrap();
-    assert!(build_step(&engine, 30)); // 30 of the `ttl` entries gone
-    let on_ttl2 = TimeToLiveSpecification::enabled("ttl2");
-    engine.update_time_to_live(TABLE, on_ttl2.clone()).unwrap();
-    let meta = engine.table_meta(TABLE).unwrap();
-    assert!(meta.time_to_live_index_purge.is_some(), "the purge goes on");
-    assert!(meta.time_to_live_index_build.is_some(), "beside a build");
-    // Writes during both: each keeps its `ttl2` entry.
-    let rescue = Update::default().set("ttl2", AttributeValue::N((NOW_SECS + 60).to_string()));
-    engine.update_item(TABLE, &key("k050"), rescue).unwrap();
-    let mut late = item("k0995", Some(NOW_SECS + 7_200));
-    late.insert("ttl2".into(), AttributeValue::N((NOW_SECS - 1).to_string()));
-    engine.put_item(TABLE, late).unwrap();
-    assert!(!build_step(&engine, 1_000), "both done");
-    assert_eq!(
-        index(&engine),
-        derived_index(&engine),
-        "only `ttl2` entries left"
-    );
-    assert_eq!(index(&engine).len(), 101);
-
-    // Disabling again purges from the first entry: a build may have
-    // written entries below where a purge still running had come.
-    engine.update_time_to_live(TABLE, disabled()).unwrap();
-    assert!(build_step(&engine, 30));
-    engine.update_time_to_live(TABLE, on_ttl2.clone()).unwrap();
-    assert!(build_step(&engine, 10)); // the purge past k039, the build k000 to k009
-    engine.update_time_to_live(TABLE, disabled()).unwrap();
-    assert_eq!(
-        engine.table_meta(TABLE).unwrap().time_to_live_index_purge,
-        Some(TtlIndexPurge::default())
-    );
-    assert!(!build_step(&engine, 1_000));
-    assert!(index(&engine).is_empty(), "{:?}", index(&engine));
-    engine.update_time_to_live(TABLE, on_ttl2).unwrap();
-    assert!(!build_step(&engine, 1_000));
-    assert_eq!(index(&engine), derived_index(&engine));
-
-    // The sweep deletes the items expired under `ttl2` only: the even ones
-    // but k050 (rescued), and k0995.
-    clock.advance(Duration::from_secs(1));
-    let deleted = engine.sweep_now().unwrap().deleted;
-    assert_eq!(deleted, 50);
-    let (removed, _) = ttl_removed(&engine);
-    let expected: BTreeSet<String> = (0..100)
-        .filter(|i| i % 2 == 0 && *i != 50)
-        .map(|i| format!("k{i:03}"))
-        .chain(["k0995".to_string()])
-        .collect();
-    assert_eq!(removed.into_iter().collect::<BTreeSet<_>>(), expected);
-}
-
-#[test]
-fn a_purge_cut_short_by_a_crash_resumes_when_the_engine_is_opened_again() {
-    let dir = tempfile::tempdir().unwrap();
-    let (engine, clock) = indexed_table_of_100(dir.path());
-    engine.update_time_to_live(TABLE, disabled()).unwrap();
-    assert!(build_step(&engine, 45));
-    drop(engine);
-    let engine = open(dir.path(), &clock);
-    let purge = engine
-        .table_meta(TABLE)
-        .unwrap()
-        .time_to_live_index_purge
-        .clone();
-    assert!(purge.is_some_and(|p| p.purged_through_key.is_some()));
-    assert_eq!(index(&engine).len(), 55);
-    assert!(!build_step(&engine, 1_000));
-    assert!(index(&engine).is_empty());
-}
+#[path = "ttl_index_purge_tests.rs"]
+mod purge;

@@ -6,6 +6,7 @@
 //! conditional parameters"). The condition is evaluated under the write
 //! lock against the stored item, so check and write are atomic.
 
+use super::DynamoDb;
 use crate::dynamodb::expr::legacy::{self, LegacyValues};
 use crate::dynamodb::expr::{self, ExpressionError, ExpressionKind, Placeholders};
 use crate::dynamodb::item::{key_only_bytes, validate_item};
@@ -14,7 +15,6 @@ use crate::dynamodb::request::{
     UpdateItemInput, WriteOutput,
 };
 use crate::dynamodb::write::validation;
-use crate::engine::Engine;
 use crate::error::WriteError;
 use serde_dynamo::{AttributeValue, Item};
 use std::collections::HashMap;
@@ -96,13 +96,13 @@ fn given<'a>(pairs: &[(bool, &'a str)]) -> Vec<&'a str> {
     pairs.iter().filter(|(p, _)| *p).map(|(_, n)| *n).collect()
 }
 
-impl Engine {
+impl DynamoDb<'_> {
     /// PutItem with an optional `ConditionExpression` (or legacy `Expected`)
     /// and `ReturnValues` (`NONE` or `ALL_OLD`).
     ///
     /// # Errors
     ///
-    /// As [`Engine::put_item`]; [`WriteError::Expression`] for an invalid
+    /// As [`DynamoDb::put_item`](crate::DynamoDb::put_item); [`WriteError::Expression`] for an invalid
     /// expression, unused placeholder, invalid legacy parameter or a legacy
     /// parameter given with its expression form;
     /// [`WriteError::ConditionalCheckFailed`] when the condition is false
@@ -202,7 +202,7 @@ impl Engine {
             condition,
             values: legacy_values.merged(&input.expression_attribute_values),
         };
-        let mut state = self.lock_writes();
+        let mut state = self.inner.lock_writes();
         let meta = self.write_meta(table)?;
         let pk = key_only_bytes(&meta.definition, &input.key).map_err(|m| validation(table, m))?;
         let touched: Vec<String> = update.as_ref().map_or_else(Vec::new, |u| {
@@ -287,7 +287,7 @@ impl Engine {
     ///
     /// # Errors
     ///
-    /// As [`Engine::delete_item`]; [`WriteError::Expression`];
+    /// As [`DynamoDb::delete_item`](crate::DynamoDb::delete_item); [`WriteError::Expression`];
     /// [`WriteError::ConditionalCheckFailed`].
     pub fn delete_item_with(&self, input: DeleteItemInput) -> Result<WriteOutput, WriteError> {
         old_only(&input.table_name, "ReturnValues", input.return_values)?;
@@ -358,7 +358,7 @@ impl Engine {
         on_failure: ReturnValue,
         mut target: Target<'_>,
     ) -> Result<WriteOutput, WriteError> {
-        let mut state = self.lock_writes();
+        let mut state = self.inner.lock_writes();
         let meta = self.write_meta(table)?;
         let pk = match &mut target {
             Target::Put(item) => validate_item(&meta.definition, item),

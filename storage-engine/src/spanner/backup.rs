@@ -2,14 +2,14 @@
 //! a database restored from a backup comes back with its row deletion
 //! policies dropped, so restored rows are not deleted before you re-add one.
 
+use super::Spanner;
 use super::SpannerMeta;
 use super::schema::SpannerRow;
 use super::stage::Txn;
-use crate::engine::Engine;
 use crate::error::TableError;
 use crate::storage::{ITEMS, decode_json};
 
-impl Engine {
+impl Spanner<'_> {
     /// Restores `source` as a new table `target`: same columns, key, indexes
     /// and change stream setting, a copy of every row (with index entries),
     /// **no row deletion policy**, and no interleaving (the copy is a
@@ -22,7 +22,7 @@ impl Engine {
     /// for `target`; [`TableError::Invalid`] for a bad target name;
     /// [`TableError::Storage`].
     pub fn restore_table_from_backup(&self, source: &str, target: &str) -> Result<(), TableError> {
-        let mut state = self.lock_writes();
+        let mut state = self.inner.lock_writes();
         let store = &self.inner.store;
         let src = self.spanner_meta(source)?;
         if super::load(store, target)?.is_some() {

@@ -15,7 +15,7 @@
 //!   [`DataChangeRecord`]s (`mod_type: DELETE`, `is_system_transaction: true`,
 //!   `transaction_tag: "RowDeletionPolicy"`). A user's delete has
 //!   `is_system_transaction: false` and an empty tag.
-//! * [`Engine::restore_table_from_backup`](crate::Engine::restore_table_from_backup)
+//! * [`Spanner::restore_table_from_backup`](crate::Spanner::restore_table_from_backup)
 //!   copies a table, which comes back without its policy.
 
 mod backup;
@@ -26,6 +26,7 @@ mod schema;
 mod stage;
 mod sweep;
 mod value;
+pub(crate) mod watermark;
 mod write;
 
 pub use ddl::{DdlError, MAX_POLICY_DAYS, RowDeletionPolicy};
@@ -36,6 +37,22 @@ pub use record::{
 };
 pub use schema::{SpannerColumn, SpannerIndex, SpannerRow, SpannerTableDefinition};
 pub use value::{SpannerType, SpannerValue, rfc3339_millis};
+
+/// The Spanner model of an [`Engine`](crate::Engine), from
+/// [`Engine::spanner`](crate::Engine::spanner): tables with a row deletion
+/// policy ("Spanner: About time to live (TTL)"), row inserts and deletes,
+/// reads by key and by index, the change stream, backup and restore.
+/// Borrows the engine; cheap to copy.
+#[derive(Clone, Copy)]
+pub struct Spanner<'a> {
+    pub(crate) inner: &'a crate::state::Inner,
+}
+
+impl std::fmt::Debug for Spanner<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Spanner").finish_non_exhaustive()
+    }
+}
 
 use crate::error::StorageError;
 use crate::storage::{META, Store, decode_json};

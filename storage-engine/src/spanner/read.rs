@@ -2,15 +2,16 @@
 //! change stream of [`DataChangeRecord`](super::DataChangeRecord)s. Reads take
 //! no lock; a row past its policy stays readable until the sweeper deletes it.
 
+use super::Spanner;
 use super::record::SpannerStreamEntry;
 use super::schema::SpannerRow;
 use super::value::SpannerValue;
-use crate::engine::Engine;
-use crate::error::{ReadError, StreamError, TableError};
+use crate::error::{ReadError, TableError};
 use crate::storage::{ITEMS, STREAM, decode_json};
-use crate::stream::keys::{decode_stream_key, stream_key};
+use crate::stream::error::StreamError;
+use crate::stream::keys::decode_stream_key;
 use crate::stream::record::{SequenceNumber, StreamPosition};
-use fjall::Readable;
+use crate::stream::table_read::read_table_records;
 
 fn read_err(e: TableError) -> ReadError {
     match e {
@@ -23,7 +24,7 @@ fn read_err(e: TableError) -> ReadError {
     }
 }
 
-impl Engine {
+impl Spanner<'_> {
     /// Reads one row by primary key (values in key order).
     ///
     /// # Errors
@@ -51,7 +52,7 @@ impl Engine {
     /// # Errors
     ///
     /// [`ReadError::TableNotFound`]; [`ReadError::Storage`].
-    pub fn scan_spanner_table(&self, table: &str) -> Result<Vec<SpannerRow>, ReadError> {
+    pub fn scan_table(&self, table: &str) -> Result<Vec<SpannerRow>, ReadError> {
         let meta = self.spanner_meta(table).map_err(read_err)?;
         let mut out = Vec::new();
         for guard in self.inner.store.items.prefix(meta.id.to_be_bytes()) {
@@ -106,7 +107,7 @@ impl Engine {
             return Ok(Vec::new());
         }
         let mut rows = Vec::new();
-        for row in self.scan_spanner_table(table)? {
+        for row in self.scan_table(table)? {
             let mut k = id.to_be_bytes().to_vec();
             for c in &ix.columns {
                 row.get(c).unwrap_or(&SpannerValue::Null).encode_key(&mut k);
@@ -132,7 +133,7 @@ impl Engine {
     /// DynamoDB-model records, [`StreamOptions::retention`](crate::StreamOptions::retention);
     /// Spanner's own change streams keep one day by default, "Change streams
     /// overview", data retention); [`StreamError::Storage`].
-    pub fn read_spanner_change_stream(
+    pub fn read_change_stream(
         &self,
         table: &str,
         after: Option<SequenceNumber>,
@@ -149,30 +150,22 @@ impl Engine {
                 table: table.to_string(),
             });
         }
-        let start = match after {
-            None => 0,
-            Some(s) => match s.0.checked_add(1) {
-                Some(n) => n,
-                None => return Ok(Vec::new()),
-            },
-        };
         let from = match after {
             None => StreamPosition::TrimHorizon,
             Some(s) => StreamPosition::AfterSequenceNumber(s),
         };
-        let store = &self.inner.store;
-        let snapshot = store.db.snapshot();
-        let start = self.untrimmed_start(&snapshot, table, meta.id, from, start)?;
-        let lo = stream_key(meta.id, SequenceNumber(start));
-        let hi = stream_key(meta.id, SequenceNumber(u64::MAX));
-        let mut out = Vec::new();
-        for guard in snapshot.range(&store.stream, lo..=hi).take(limit) {
-            let (k, v) = guard.into_inner()?;
-            out.push(SpannerStreamEntry {
-                sequence_number: decode_stream_key(&k)?,
-                record: decode_json(STREAM, "data change record", &v)?,
-            });
-        }
-        Ok(out)
+        read_table_records(
+            &self.inner.store,
+            table,
+            meta.id,
+            from,
+            limit,
+            |key, value| {
+                Ok(SpannerStreamEntry {
+                    sequence_number: decode_stream_key(key)?,
+                    record: decode_json(STREAM, "data change record", value)?,
+                })
+            },
+        )
     }
 }

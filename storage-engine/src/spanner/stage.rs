@@ -2,11 +2,11 @@
 //! and policy entries, interleaved children (on delete), and the data change
 //! records of the transaction ("Spanner: Change streams overview").
 
+use super::Spanner;
 use super::SpannerMeta;
 use super::record::{ColumnType, DataChangeRecord, Mod, ModType, TypeCode};
 use super::schema::{SpannerRow, SpannerTableDefinition};
 use super::value::{SpannerValue, rfc3339_millis};
-use crate::engine::Engine;
 use crate::error::StorageError;
 use crate::storage::{ITEMS, decode_json, encode_json, expiry_key, item_key};
 use crate::stream::keys::stream_key;
@@ -38,7 +38,7 @@ impl Txn {
     }
 }
 
-impl Engine {
+impl Spanner<'_> {
     /// Stages a row, its index entries and its policy entry.
     pub(crate) fn stage_spanner_insert(
         &self,

@@ -7,17 +7,17 @@
 //! limits, fairness and lag histogram are the sweeper's, shared by every
 //! model (`sweeper/pass.rs`).
 
+use super::Spanner;
 use super::load_all;
 use super::record::ROW_DELETION_POLICY_TAG;
 use super::stage::Txn;
-use crate::engine::Engine;
 use crate::error::StorageError;
 use crate::storage::{decode_expiry_key, expiry_bound};
 use crate::sweeper::lag_histogram::LagHistogram;
 use crate::sweeper::pass::Pass;
 use std::ops::Bound;
 
-impl Engine {
+impl Spanner<'_> {
     /// One table's part of a sweep pass (see `sweeper/pass.rs`): at most
     /// `pass.budget` rows deleted (interleaved children not counted),
     /// `pass.batch` policy entries per atomic batch; each deletion's lag (now
@@ -34,6 +34,11 @@ impl Engine {
         let mut deleted = 0u64;
         let mut from: Option<Vec<u8>> = None;
         let mut resumed = None;
+        // Whether this pass began at the table's first policy entry: only
+        // then has it gone through every row due (the processed watermark)
+        // as of its first read time (later batches read on from a cursor).
+        let mut from_first_key = true;
+        let mut pass_began_millis = None;
         loop {
             let remaining = budget.map_or(pass.batch, |b| b.saturating_sub(deleted as usize));
             if remaining == 0 {
@@ -43,6 +48,7 @@ impl Engine {
                 return Ok(deleted);
             }
             let now = self.inner.clock.now_millis();
+            let pass_began = *pass_began_millis.get_or_insert(now);
             let Some(meta) = super::load(store, table)? else {
                 return Ok(deleted);
             };
@@ -56,6 +62,7 @@ impl Engine {
                 resumed = Some(meta.id);
                 if let Some(Bound::Excluded(k)) = self.inner.sweep_resume.take(meta.id) {
                     from = Some(k);
+                    from_first_key = false;
                 }
             }
             let lo = match &from {
@@ -68,10 +75,16 @@ impl Engine {
                 candidates.push(guard.key()?);
             }
             let Some(last) = candidates.last() else {
+                if from_first_key {
+                    // Every row due when the pass began is deleted.
+                    self.inner
+                        .processed_watermarks
+                        .processed(meta.id, pass_began);
+                }
                 return Ok(deleted);
             };
             from = Some(last.to_vec());
-            let mut state = self.lock_writes();
+            let mut state = self.inner.lock_writes();
             // Re-read under the lock: the policy may have changed or gone.
             let Some(meta) = super::load(store, table)? else {
                 return Ok(deleted);

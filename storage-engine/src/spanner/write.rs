@@ -2,16 +2,16 @@
 //! engine's write lock and commits rows, index entries, policy entries and
 //! data change records in one atomic batch (one "transaction").
 
+use super::Spanner;
 use super::ddl::RowDeletionPolicy;
 use super::schema::{SpannerRow, SpannerTableDefinition, check_policy};
 use super::stage::Txn;
 use super::value::SpannerValue;
 use super::{SpannerMeta, load, load_all, meta_key};
-use crate::engine::Engine;
 use crate::error::{StorageError, TableError, WriteError};
 use crate::storage::{ITEMS, decode_json, expiry_key, expiry_table_prefix, item_key};
 
-impl Engine {
+impl Spanner<'_> {
     /// Creates a Spanner-model table (`CREATE TABLE`, with its indexes and
     /// optional row deletion policy and interleaving).
     ///
@@ -20,12 +20,9 @@ impl Engine {
     /// [`TableError::Invalid`] (bad name, column, key, index, policy column
     /// not a TIMESTAMP, missing parent or key not extending the parent's);
     /// [`TableError::AlreadyExists`]; [`TableError::Storage`].
-    pub fn create_spanner_table(
-        &self,
-        definition: SpannerTableDefinition,
-    ) -> Result<(), TableError> {
+    pub fn create_table(&self, definition: SpannerTableDefinition) -> Result<(), TableError> {
         let table = definition.table_name.clone();
-        let mut state = self.lock_writes();
+        let mut state = self.inner.lock_writes();
         let store = &self.inner.store;
         if load(store, &table)?.is_some() {
             return Err(TableError::AlreadyExists { table });
@@ -57,10 +54,7 @@ impl Engine {
     /// # Errors
     ///
     /// [`TableError::NotFound`]; [`TableError::Storage`].
-    pub fn describe_spanner_table(
-        &self,
-        table: &str,
-    ) -> Result<SpannerTableDefinition, TableError> {
+    pub fn describe_table(&self, table: &str) -> Result<SpannerTableDefinition, TableError> {
         Ok(self.spanner_meta(table)?.definition)
     }
 
@@ -77,7 +71,7 @@ impl Engine {
         table: &str,
         policy: Option<RowDeletionPolicy>,
     ) -> Result<(), TableError> {
-        let _state = self.lock_writes();
+        let _state = self.inner.lock_writes();
         let mut meta = self.spanner_meta(table)?;
         if let Some(p) = &policy {
             check_policy(&meta.definition, p).map_err(|message| TableError::Invalid {
@@ -129,7 +123,7 @@ impl Engine {
     /// column, a row that already exists (Spanner `ALREADY_EXISTS`), or an
     /// interleaved row whose parent row does not exist; [`WriteError::Storage`].
     pub fn insert_row(&self, table: &str, row: SpannerRow) -> Result<(), WriteError> {
-        let mut state = self.lock_writes();
+        let mut state = self.inner.lock_writes();
         let invalid = |message: String| WriteError::Validation {
             table: table.to_string(),
             message,
@@ -183,12 +177,8 @@ impl Engine {
     ///
     /// [`WriteError::TableNotFound`]; [`WriteError::Validation`] for a bad
     /// key; [`WriteError::Storage`].
-    pub fn delete_spanner_row(
-        &self,
-        table: &str,
-        key: &[SpannerValue],
-    ) -> Result<bool, WriteError> {
-        let mut state = self.lock_writes();
+    pub fn delete_row(&self, table: &str, key: &[SpannerValue]) -> Result<bool, WriteError> {
+        let mut state = self.inner.lock_writes();
         let meta = self.spanner_write_meta(table)?;
         let enc = meta
             .definition

@@ -60,7 +60,7 @@ pub(crate) fn stored_record(bytes: fjall::Slice) -> Result<crate::StoredRecord, 
     crate::StoredRecord::parse(bytes).map_err(|m| corrupt(STREAM, "change record", m))
 }
 
-/// A stored change record as [`crate::Engine::get_stored_records_of`] hands
+/// A stored change record as [`crate::Streams::get_stored_records_of`] hands
 /// it out, with what it counts towards a read's 1 MB limit: a record whose
 /// kind `full` rejects as its header only (its stored length), any other
 /// record whole ([`stored_record`]; its `SizeBytes`).

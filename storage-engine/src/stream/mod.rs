@@ -3,6 +3,9 @@
 //! (streams, shards, reads, retention).
 
 pub(crate) mod codec;
+pub(crate) mod error;
 pub(crate) mod keys;
 pub(crate) mod record;
+pub(crate) mod sequence;
 pub(crate) mod shards;
+pub(crate) mod table_read;

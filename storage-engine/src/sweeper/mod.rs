@@ -6,3 +6,4 @@ pub(crate) mod lag_histogram;
 pub(crate) mod pass;
 pub(crate) mod resume;
 pub(crate) mod thread;
+pub(crate) mod watermark;

@@ -42,26 +42,16 @@ impl SweepResume {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
-    use crate::spanner::{
-        RowDeletionPolicy, SpannerRow, SpannerTableDefinition, SpannerType, SpannerValue,
-    };
+    use crate::spanner::{SpannerRow, SpannerValue};
     use crate::sweeper::pass::PassLimits;
     use crate::tablestore::{PutColumn, ReadOptions, TablestoreOptions, TablestoreTableDefinition};
-    use crate::{AttributeValue, Engine, EngineOptions, ManualClock, ScalarAttributeType};
+    use crate::testing::engine_at;
+    use crate::{AttributeValue, Engine, ScalarAttributeType};
     use std::collections::HashMap;
-    use std::sync::Arc;
+
     use std::time::Duration;
 
     const DAY_MILLIS: u64 = 86_400_000;
-
-    fn engine(dir: &std::path::Path) -> (Engine, Arc<ManualClock>) {
-        let clock = Arc::new(ManualClock::new(1_000_000_000));
-        let options = EngineOptions {
-            clock: clock.clone(),
-            ..Default::default()
-        };
-        (Engine::open(dir, options).unwrap(), clock)
-    }
 
     /// One pass deleting at most `max`, 4 per batch.
     fn pass(engine: &Engine, max: usize) -> u64 {
@@ -77,15 +67,19 @@ mod tests {
     fn put_tablestore_row(engine: &Engine, id: &str) {
         let key = HashMap::from([("id".to_string(), AttributeValue::S(id.into()))]).into();
         let column = PutColumn::new("col", AttributeValue::N("1".into()));
-        engine.put_row("Ts", key, vec![column]).unwrap();
+        engine
+            .tablestore()
+            .put_row("Ts", key, vec![column])
+            .unwrap();
     }
 
     #[test]
     fn tablestore_passes_go_on_where_the_last_stopped_and_start_over_at_the_end() {
         let dir = tempfile::tempdir().unwrap();
-        let (engine, clock) = engine(dir.path());
+        let (engine, clock) = engine_at(dir.path(), 1_000_000_000);
         engine
-            .create_tablestore_table(
+            .tablestore()
+            .create_table(
                 TablestoreTableDefinition::new("Ts", "id", ScalarAttributeType::S)
                     .with_options(TablestoreOptions::with_time_to_live_secs(86_400)),
             )
@@ -117,6 +111,7 @@ mod tests {
         assert_eq!(pass(&engine, 3), 2);
         assert!(
             engine
+                .tablestore()
                 .scan_rows("Ts", ReadOptions::default())
                 .unwrap()
                 .is_empty()
@@ -131,15 +126,10 @@ mod tests {
     #[test]
     fn spanner_passes_go_on_where_the_last_stopped_and_start_over_at_the_end() {
         let dir = tempfile::tempdir().unwrap();
-        let (engine, clock) = engine(dir.path());
+        let (engine, clock) = engine_at(dir.path(), 1_000_000_000);
         engine
-            .create_spanner_table(
-                SpannerTableDefinition::new("Sp")
-                    .column("Id", SpannerType::Int64)
-                    .column("CreatedAt", SpannerType::Timestamp)
-                    .primary_key(["Id"])
-                    .row_deletion_policy(RowDeletionPolicy::older_than("CreatedAt", 1)),
-            )
+            .spanner()
+            .create_table(crate::testing::spanner_one_day_table("Sp"))
             .unwrap();
         let row = |id: i64, at: i64| {
             SpannerRow::from([
@@ -148,18 +138,24 @@ mod tests {
             ])
         };
         for i in 0..10 {
-            engine.insert_row("Sp", row(i, 1_000_000_000 + i)).unwrap();
+            engine
+                .spanner()
+                .insert_row("Sp", row(i, 1_000_000_000 + i))
+                .unwrap();
         }
         clock.advance(Duration::from_millis(DAY_MILLIS + 100));
         assert_eq!(pass(&engine, 3), 3);
         assert_eq!(pass(&engine, 3), 3);
         // Older than every row the passes went through: found once a round
         // reaches the end and the next starts over.
-        engine.insert_row("Sp", row(99, 999_999_000)).unwrap();
+        engine
+            .spanner()
+            .insert_row("Sp", row(99, 999_999_000))
+            .unwrap();
         assert_eq!(pass(&engine, 3), 3);
         // The last row ends the first round; the second starts over and
         // finds row 99.
         assert_eq!(pass(&engine, 3), 2);
-        assert!(engine.scan_spanner_table("Sp").unwrap().is_empty());
+        assert!(engine.spanner().scan_table("Sp").unwrap().is_empty());
     }
 }

@@ -1,5 +1,5 @@
-//! The background sweeper thread: paced passes of [`Engine::sweep_now`]'s
-//! code, each followed by a stream retention pass ([`Engine::trim_streams`]'s
+//! The background sweeper thread: paced passes of [`Engine::sweep_now`](crate::Engine::sweep_now)'s
+//! code, each followed by a stream retention pass ([`Engine::trim_streams`](crate::Engine::trim_streams)'s
 //! code, at most 100,000 records), a lag histogram, and a trigger that wakes
 //! it at once.
 //!
@@ -11,17 +11,18 @@
 //! expired items wait behind a large backlog (one pass), not how fast the
 //! backlog goes.
 
-use crate::engine::{Engine, Inner};
+use crate::error::{StorageError, SweepError};
+use crate::stream::shards::TrimReport;
 use crate::sweeper::lag_histogram::LagHistogram;
-use crate::sweeper::pass::{PassLimits, SWEEP_CHUNK};
+use crate::sweeper::pass::{PassLimits, PassOutcome, SWEEP_CHUNK};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError, TryRecvError};
-use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 /// Most stream records one pass of the thread trims (retention; see
-/// [`Engine::trim_streams`]).
+/// [`Engine::trim_streams`](crate::Engine::trim_streams)).
 const TRIM_PER_PASS: usize = 100_000;
 
 /// The default of [`SweeperOptions::max_deletes_per_sweep`]: deletions per
@@ -31,7 +32,7 @@ const TRIM_PER_PASS: usize = 100_000;
 /// tables, the retention pass) stay well under 1 % of a pass.
 pub const DEFAULT_MAX_DELETES_PER_SWEEP: usize = 10_000;
 
-/// Options for [`Engine::start_sweeper`].
+/// Options for [`Engine::start_sweeper`](crate::Engine::start_sweeper).
 #[derive(Clone, Debug)]
 pub struct SweeperOptions {
     /// Real time between the end of one pass and the start of the next
@@ -43,7 +44,7 @@ pub struct SweeperOptions {
     /// At most this many deletions per pass (items and rows of every TTL
     /// model together), shared fairly across tables; also the most items
     /// (entries) an expiry-index build (purge) handles per pass and table
-    /// (see [`Engine::update_time_to_live`]). `None` = unbounded: one pass
+    /// (see [`DynamoDb::update_time_to_live`](crate::DynamoDb::update_time_to_live)). `None` = unbounded: one pass
     /// deletes every backlog, table after table. Default:
     /// `Some(`[`DEFAULT_MAX_DELETES_PER_SWEEP`]`)` (10,000).
     pub max_deletes_per_sweep: Option<usize>,
@@ -72,7 +73,7 @@ impl Default for SweeperOptions {
 
 /// A running background sweeper thread. [`Sweeper::stop`] or dropping it
 /// stops the thread and waits for the current pass to finish. The thread
-/// holds only a weak reference to the engine: once every [`Engine`] clone is
+/// holds only a weak reference to the engine: once every [`Engine`](crate::Engine) clone is
 /// dropped, it exits by itself.
 #[derive(Debug)]
 pub struct Sweeper {
@@ -132,39 +133,51 @@ impl Drop for Sweeper {
     }
 }
 
-impl Engine {
-    /// Starts a background sweeper thread: a pass at once, then one every
-    /// `options.interval` (or at once on [`Sweeper::trigger`]), paced by
-    /// `options.max_deletes_per_sec`. If the OS refuses to spawn a thread,
-    /// the error is logged and the returned handle is inert; use
-    /// [`Engine::try_start_sweeper`] to handle that case.
-    pub fn start_sweeper(&self, options: SweeperOptions) -> Sweeper {
-        match self.try_start_sweeper(options) {
-            Ok(s) => s,
-            Err(e) => {
-                tracing::error!(error = %e, "cannot start the TTL sweeper thread");
-                Sweeper {
-                    wake_tx: None,
-                    handle: None,
-                    shared: Arc::default(),
-                }
-            }
+/// What the sweeper thread needs from the engine that owns it: a pass and a
+/// stream retention pass. The crate root implements it (`models.rs`).
+pub(crate) trait SweptEngine {
+    /// One pass ([`crate::sweeper::pass::sweep`]).
+    ///
+    /// # Errors
+    ///
+    /// [`SweepError::Storage`] naming the table.
+    fn sweep(&self, limits: PassLimits) -> Result<PassOutcome, SweepError>;
+
+    /// One retention pass removing at most about `max_records` records.
+    ///
+    /// # Errors
+    ///
+    /// [`StorageError`]; batches committed before it stay committed.
+    fn trim(&self, max_records: usize) -> Result<TrimReport, StorageError>;
+}
+
+impl Sweeper {
+    /// A handle with no thread behind it (the OS refused to spawn one).
+    pub(crate) fn inert() -> Sweeper {
+        Sweeper {
+            wake_tx: None,
+            handle: None,
+            shared: Arc::default(),
         }
     }
 
-    /// Like [`Engine::start_sweeper`], reporting a failure to spawn.
+    /// Spawns the sweeper thread. It calls `upgrade` before each pass and
+    /// stops once that returns `None` (the engine was dropped), so the
+    /// thread never keeps the data directory open.
     ///
     /// # Errors
     ///
     /// The I/O error from [`std::thread::Builder::spawn`].
-    pub fn try_start_sweeper(&self, options: SweeperOptions) -> std::io::Result<Sweeper> {
+    pub(crate) fn spawn<E: SweptEngine>(
+        upgrade: impl Fn() -> Option<E> + Send + 'static,
+        options: SweeperOptions,
+    ) -> std::io::Result<Sweeper> {
         let (wake_tx, wake_rx) = mpsc::channel::<()>();
         let shared = Arc::new(Shared::default());
-        let weak: Weak<Inner> = Arc::downgrade(&self.inner);
         let for_thread = Arc::clone(&shared);
         let handle = std::thread::Builder::new()
             .name("ttl-sweeper".into())
-            .spawn(move || sweeper_loop(&weak, &wake_rx, &options, &for_thread))?;
+            .spawn(move || sweeper_loop(&upgrade, &wake_rx, &options, &for_thread))?;
         Ok(Sweeper {
             wake_tx: Some(wake_tx),
             handle: Some(handle),
@@ -206,8 +219,8 @@ impl Pacer {
     }
 }
 
-fn sweeper_loop(
-    weak: &Weak<Inner>,
+fn sweeper_loop<E: SweptEngine>(
+    upgrade: &impl Fn() -> Option<E>,
     wake_rx: &mpsc::Receiver<()>,
     options: &SweeperOptions,
     shared: &Shared,
@@ -223,10 +236,9 @@ fn sweeper_loop(
         };
         // The pacer, not the per-pass budget, limits this pass.
         let held_back = paced.is_some_and(|p| cap.is_none_or(|c| p < c));
-        let Some(inner) = weak.upgrade() else {
+        let Some(engine) = upgrade() else {
             return;
         };
-        let engine = Engine { inner };
         let limits = PassLimits {
             max_deletes,
             max_indexed: cap,

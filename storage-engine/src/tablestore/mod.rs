@@ -17,18 +17,41 @@
 //!   deleted with a REMOVE record tagged [`UserIdentity::dynamodb_ttl`](crate::UserIdentity::dynamodb_ttl)
 //!   (the same system tag as DynamoDB TTL), atomically with the row.
 
+mod catalog;
+mod change;
 mod options;
+mod range;
 mod read;
 mod row;
 mod sweep;
 mod write;
 
+pub use change::{ColumnChange, RowExistence};
 pub use options::{
     DEFAULT_MAX_TIME_DEVIATION_SECS, MIN_TIME_TO_LIVE_SECS, TablestoreOptions,
     TablestoreOptionsError,
 };
+pub use range::{Direction, KeyBound, MAX_RANGE_ROWS, RangePage, RangeRequest};
 pub use row::{Cell, ReadOptions, Row, TimeRange};
 pub use write::PutColumn;
+
+/// The Tablestore model of an [`Engine`](crate::Engine), from
+/// [`Engine::tablestore`](crate::Engine::tablestore): CreateTable,
+/// UpdateTable's options, ListTable, DeleteTable, PutRow / UpdateRow /
+/// DeleteRow (with `row_existence` conditions and UpdateRow's DELETE /
+/// DELETE_ALL column actions), GetRow, GetRange, a full scan and the change
+/// records ("Tablestore: Data versions and TTL").
+/// Borrows the engine; cheap to copy.
+#[derive(Clone, Copy)]
+pub struct Tablestore<'a> {
+    pub(crate) inner: &'a crate::state::Inner,
+}
+
+impl std::fmt::Debug for Tablestore<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tablestore").finish_non_exhaustive()
+    }
+}
 
 use crate::error::StorageError;
 use crate::storage::key::encode_key_value;

@@ -1,17 +1,18 @@
 //! Tablestore reads (`GetRow`, a full-table scan) and the table's change
 //! stream. Reads take no lock and apply the table's current options.
 
+use super::Tablestore;
 use super::row::{ReadOptions, Row, StoredRow};
 use super::{TablestoreMeta, load};
-use crate::engine::Engine;
-use crate::error::{ReadError, StreamError};
+use crate::error::ReadError;
 use crate::storage::{ITEMS, decode_json};
-use crate::stream::keys::{decode_record, stream_key};
-use crate::stream::record::{ChangeRecord, SequenceNumber, StreamPosition};
-use fjall::Readable;
+use crate::stream::error::StreamError;
+use crate::stream::keys::decode_record;
+use crate::stream::record::{ChangeRecord, StreamPosition};
+use crate::stream::table_read::read_table_records;
 use serde_dynamo::Item;
 
-impl Engine {
+impl Tablestore<'_> {
     /// Reads one row (Tablestore `GetRow`): for each attribute column, up to
     /// `read.max_versions` visible versions (newest first), limited to
     /// `read.time_range` if given. `None` if the row does not exist, or all
@@ -43,7 +44,7 @@ impl Engine {
     }
 
     /// Every visible row of a Tablestore table, in primary-key order, each
-    /// as [`Engine::get_row`] would return it.
+    /// as [`Tablestore::get_row`](crate::Tablestore::get_row) would return it.
     ///
     /// # Errors
     ///
@@ -61,7 +62,7 @@ impl Engine {
     }
 
     /// Reads a Tablestore table's change stream, like
-    /// [`Engine::read_stream`]: records in sequence order from `from`, at
+    /// [`DynamoDb::read_stream`](crate::DynamoDb::read_stream): records in sequence order from `from`, at
     /// most `limit`.
     ///
     /// # Errors
@@ -71,7 +72,7 @@ impl Engine {
     /// removed (records are kept as long as DynamoDB-model records,
     /// [`StreamOptions::retention`](crate::StreamOptions::retention));
     /// [`StreamError::Storage`].
-    pub fn read_tablestore_stream(
+    pub fn read_stream(
         &self,
         table: &str,
         from: StreamPosition,
@@ -85,25 +86,14 @@ impl Engine {
                 table: table.to_string(),
             });
         }
-        let start = match from {
-            StreamPosition::TrimHorizon => 0,
-            StreamPosition::Latest => return Ok(Vec::new()),
-            StreamPosition::AtSequenceNumber(s) => s.0,
-            StreamPosition::AfterSequenceNumber(s) => match s.0.checked_add(1) {
-                Some(n) => n,
-                None => return Ok(Vec::new()),
-            },
-        };
-        let store = &self.inner.store;
-        let snapshot = store.db.snapshot();
-        let start = self.untrimmed_start(&snapshot, table, meta.id, from, start)?;
-        let lo = stream_key(meta.id, SequenceNumber(start));
-        let hi = stream_key(meta.id, SequenceNumber(u64::MAX));
-        let mut out = Vec::new();
-        for guard in snapshot.range(&store.stream, lo..=hi).take(limit) {
-            out.push(decode_record(&guard.value()?)?);
-        }
-        Ok(out)
+        read_table_records(
+            &self.inner.store,
+            table,
+            meta.id,
+            from,
+            limit,
+            |_, value| Ok(decode_record(value)?),
+        )
     }
 
     fn tablestore_read_meta(&self, table: &str) -> Result<TablestoreMeta, ReadError> {

@@ -8,9 +8,9 @@
 //! under the write lock before changing it. The pass limits, fairness and
 //! lag histogram are the sweeper's, shared by every model (`sweeper/pass.rs`).
 
+use super::Tablestore;
 use super::options::TablestoreOptions;
 use super::row::StoredRow;
-use crate::engine::Engine;
 use crate::error::StorageError;
 use crate::storage::{ITEMS, decode_json};
 use crate::stream::record::UserIdentity;
@@ -18,7 +18,7 @@ use crate::sweeper::lag_histogram::LagHistogram;
 use crate::sweeper::pass::Pass;
 use std::ops::Bound;
 
-impl Engine {
+impl Tablestore<'_> {
     /// One table's part of a sweep pass (see `sweeper/pass.rs`): at most
     /// `pass.budget` rows deleted, `pass.batch` rows examined per atomic
     /// batch; each deletion's lag (now minus the instant its newest version
@@ -75,7 +75,7 @@ impl Engine {
             if candidates.is_empty() {
                 continue;
             }
-            let mut state = self.lock_writes();
+            let mut state = self.inner.lock_writes();
             // Re-read the options: they may have changed since the scan.
             let Some(current) = super::load(store, table)? else {
                 return Ok(deleted);

@@ -4,11 +4,11 @@
 //! Each write runs under the engine's write lock and commits the row and its
 //! change record in one atomic batch.
 
-use super::row::{Cell, StoredRow};
+use super::Tablestore;
+use super::change::{ColumnChange, RowExistence};
+use super::row::StoredRow;
 use super::{TablestoreMeta, TablestoreOptions, TablestoreTableDefinition, load, meta_key};
-use crate::engine::Engine;
 use crate::error::{StorageError, TableError, WriteError};
-use crate::storage::attribute::validate_attribute;
 use crate::storage::{ITEMS, decode_json, encode_json, item_key};
 use crate::stream::keys::stream_key;
 use crate::stream::record::{RecordInput, SequenceNumber, UserIdentity, build_record};
@@ -46,7 +46,7 @@ impl PutColumn {
     }
 }
 
-impl Engine {
+impl Tablestore<'_> {
     /// Creates a Tablestore-model table (Tablestore `CreateTable`).
     ///
     /// # Errors
@@ -54,10 +54,7 @@ impl Engine {
     /// [`TableError::Invalid`] for a bad name, primary key or option (the
     /// message names the option and its allowed range);
     /// [`TableError::AlreadyExists`]; [`TableError::Storage`].
-    pub fn create_tablestore_table(
-        &self,
-        definition: TablestoreTableDefinition,
-    ) -> Result<(), TableError> {
+    pub fn create_table(&self, definition: TablestoreTableDefinition) -> Result<(), TableError> {
         let table = definition.table_name.clone();
         definition
             .validate()
@@ -65,7 +62,7 @@ impl Engine {
                 table: table.clone(),
                 message,
             })?;
-        let mut state = self.lock_writes();
+        let mut state = self.inner.lock_writes();
         if load(&self.inner.store, &table)?.is_some() {
             return Err(TableError::AlreadyExists { table });
         }
@@ -84,10 +81,7 @@ impl Engine {
     /// # Errors
     ///
     /// [`TableError::NotFound`]; [`TableError::Storage`].
-    pub fn describe_tablestore_table(
-        &self,
-        table: &str,
-    ) -> Result<TablestoreTableDefinition, TableError> {
+    pub fn describe_table(&self, table: &str) -> Result<TablestoreTableDefinition, TableError> {
         load(&self.inner.store, table)?
             .map(|m| m.definition)
             .ok_or_else(|| TableError::NotFound {
@@ -113,7 +107,7 @@ impl Engine {
             table: table.to_string(),
             message: e.to_string(),
         })?;
-        let _state = self.lock_writes();
+        let _state = self.inner.lock_writes();
         let mut meta = load(&self.inner.store, table)?.ok_or_else(|| TableError::NotFound {
             table: table.to_string(),
         })?;
@@ -144,7 +138,7 @@ impl Engine {
     ///
     /// # Errors
     ///
-    /// As [`Engine::put_row`].
+    /// As [`Tablestore::put_row`](crate::Tablestore::put_row).
     pub fn update_row(
         &self,
         table: &str,
@@ -162,23 +156,10 @@ impl Engine {
     /// [`WriteError::TableNotFound`]; [`WriteError::Validation`] for a bad
     /// primary key; [`WriteError::Storage`].
     pub fn delete_row(&self, table: &str, primary_key: &Item) -> Result<bool, WriteError> {
-        let mut state = self.lock_writes();
-        let meta = self.tablestore_write_meta(table)?;
-        let pk = meta
-            .definition
-            .encode_key(primary_key)
-            .map_err(|m| validation(table, m))?;
-        let Some(old) = self.load_stored_row(meta.id, &pk)? else {
-            return Ok(false);
-        };
-        let mut batch = self.inner.store.db.batch();
-        let mut seq = state.next_sequence_number;
-        self.stage_row(&mut batch, &mut seq, &meta, &pk, Some(&old), None, None)?;
-        batch.commit()?;
-        state.next_sequence_number = seq;
-        Ok(true)
+        self.delete_row_if(table, primary_key, RowExistence::Ignore)
     }
 
+    /// PutRow (`replace`) or UpdateRow with PUT actions only, unconditional.
     fn write_row(
         &self,
         table: &str,
@@ -186,78 +167,8 @@ impl Engine {
         columns: Vec<PutColumn>,
         replace: bool,
     ) -> Result<(), WriteError> {
-        let mut state = self.lock_writes();
-        let meta = self.tablestore_write_meta(table)?;
-        let def = &meta.definition;
-        let pk = def
-            .encode_key(&primary_key)
-            .map_err(|m| validation(table, m))?;
-        let now = self.inner.clock.now_millis();
-        let (low, high) = def.options.writable_version_range(now);
-        let old = self.load_stored_row(meta.id, &pk)?;
-        let mut new = match (&old, replace) {
-            (Some(o), false) => o.clone(),
-            _ => StoredRow {
-                primary_key,
-                ..StoredRow::default()
-            },
-        };
-        for c in columns {
-            if c.name.is_empty() || c.name.len() > 255 {
-                return Err(validation(
-                    table,
-                    "column names must be 1 to 255 bytes".into(),
-                ));
-            }
-            if def.primary_key.iter().any(|k| k.attribute_name == c.name) {
-                return Err(validation(
-                    table,
-                    format!("column `{}` is a primary key column", c.name),
-                ));
-            }
-            validate_attribute(&c.name, &c.value).map_err(|m| validation(table, m))?;
-            let version = c.version_millis.unwrap_or(now);
-            if version < low || version >= high {
-                return Err(validation(
-                    table,
-                    format!(
-                        "column `{}`: version {version} ms is outside the allowed range [{low}, {high}) ms \
-                         (max(now - max_time_deviation, now - time_to_live) to now + max_time_deviation)",
-                        c.name
-                    ),
-                ));
-            }
-            new.insert(
-                &c.name,
-                Cell {
-                    version_millis: version,
-                    value: c.value,
-                },
-            );
-        }
-        if old.as_ref() == Some(&new) {
-            return Ok(());
-        }
-        let mut batch = self.inner.store.db.batch();
-        let mut seq = state.next_sequence_number;
-        self.stage_row(
-            &mut batch,
-            &mut seq,
-            &meta,
-            &pk,
-            old.as_ref(),
-            Some(&new),
-            None,
-        )?;
-        batch.commit()?;
-        state.next_sequence_number = seq;
-        Ok(())
-    }
-
-    fn tablestore_write_meta(&self, table: &str) -> Result<TablestoreMeta, WriteError> {
-        load(&self.inner.store, table)?.ok_or_else(|| WriteError::TableNotFound {
-            table: table.to_string(),
-        })
+        let changes = columns.into_iter().map(ColumnChange::Put).collect();
+        self.change_row(table, primary_key, changes, replace, RowExistence::Ignore)
     }
 
     fn commit_tablestore_meta(&self, meta: &TablestoreMeta) -> Result<(), TableError> {
@@ -320,12 +231,5 @@ impl Engine {
         let bytes = crate::stream::codec::encode_change(&record);
         batch.insert(&store.stream, stream_key(meta.id, seq), bytes);
         Ok(())
-    }
-}
-
-fn validation(table: &str, message: String) -> WriteError {
-    WriteError::Validation {
-        table: table.to_string(),
-        message,
     }
 }

@@ -27,15 +27,19 @@ fn concurrent_writers_and_sweeper_keep_stream_and_table_consistent() {
                     match i % 5 {
                         0 | 1 => {
                             engine
+                                .dynamodb()
                                 .put_item(TABLE, session(&user, START_SECS + i % 13))
                                 .unwrap();
                         }
                         2 => {
                             let up = Update::default().set(TTL_ATTR, n(START_SECS + 50 + i));
-                            engine.update_item(TABLE, &key(&user), up).unwrap();
+                            engine
+                                .dynamodb()
+                                .update_item(TABLE, &key(&user), up)
+                                .unwrap();
                         }
                         3 => {
-                            engine.delete_item(TABLE, &key(&user)).unwrap();
+                            engine.dynamodb().delete_item(TABLE, &key(&user)).unwrap();
                         }
                         _ => clock.advance(Duration::from_millis(100)),
                     }
@@ -50,6 +54,7 @@ fn concurrent_writers_and_sweeper_keep_stream_and_table_consistent() {
     engine.sweep_now().unwrap();
 
     let records = engine
+        .dynamodb()
         .read_stream(TABLE, StreamPosition::TrimHorizon, usize::MAX)
         .unwrap();
     assert!(
@@ -72,13 +77,14 @@ fn concurrent_writers_and_sweeper_keep_stream_and_table_consistent() {
         }
     }
     let table: BTreeMap<String, Item> = engine
+        .dynamodb()
         .scan(TABLE)
         .unwrap()
         .into_iter()
         .map(|i| (user_of(&i), i))
         .collect();
     assert_eq!(replay, table);
-    assert_eq!(engine.expired_backlog(TABLE).unwrap(), 0);
+    assert_eq!(engine.dynamodb().expired_backlog(TABLE).unwrap(), 0);
 }
 
 #[test]

@@ -60,9 +60,12 @@ fn open_crash(dir: &Path, clock: &Arc<ManualClock>) -> Engine {
 
 /// The shard invariants (see the module comment).
 fn check_shards(engine: &Engine) {
-    let streams = engine.list_streams(Some(TABLE)).unwrap();
+    let streams = engine.streams().list_streams(Some(TABLE)).unwrap();
     assert_eq!(streams.len(), 1, "{streams:?}");
-    let description = engine.describe_stream(&streams[0].stream_arn).unwrap();
+    let description = engine
+        .streams()
+        .describe_stream(&streams[0].stream_arn)
+        .unwrap();
     assert_eq!(description.stream_status, StreamStatus::Enabled);
     let shards = &description.shards;
     let mut via_shards = Vec::new();
@@ -82,6 +85,7 @@ fn check_shards(engine: &Engine) {
         let mut held = Vec::new();
         loop {
             let out = engine
+                .streams()
                 .get_records(&streams[0].stream_arn, &shard.shard_id, position, 1000)
                 .unwrap();
             let empty = out.records.is_empty();
@@ -117,6 +121,7 @@ fn check_shards(engine: &Engine) {
         via_shards.extend(held);
     }
     let all = engine
+        .dynamodb()
         .read_stream(TABLE, StreamPosition::TrimHorizon, usize::MAX)
         .unwrap();
     assert_eq!(via_shards, all, "shards do not partition the stream");
@@ -158,7 +163,7 @@ fn crash_child_writer_and_sweeper() {
     let round: u64 = round.parse().unwrap();
     let clock = Arc::new(ManualClock::new(round_start_millis(round)));
     let engine = open_crash(Path::new(&dir), &clock);
-    if engine.list_tables().unwrap().is_empty() {
+    if engine.dynamodb().list_tables().unwrap().is_empty() {
         session_table(&engine, StreamViewType::NewAndOldImages);
     }
     let _sweeper = engine.start_sweeper(SweeperOptions {
@@ -171,6 +176,7 @@ fn crash_child_writer_and_sweeper() {
         let now_secs = clock.now_millis() / 1000;
         let user = format!("r{round}-{i}");
         engine
+            .dynamodb()
             .put_item(TABLE, session(&user, now_secs + rng.below(4) as i64))
             .unwrap();
         println!("ACK {user}");
@@ -179,13 +185,14 @@ fn crash_child_writer_and_sweeper() {
             0 | 1 if i > 0 => {
                 let old = format!("r{round}-{}", rng.below(i));
                 engine
+                    .dynamodb()
                     .put_item(TABLE, session(&old, now_secs + rng.below(3) as i64))
                     .unwrap();
             }
             // A user delete: a REMOVE without userIdentity, or nothing if swept.
             2 if i > 0 => {
                 let old = format!("r{round}-{}", rng.below(i));
-                engine.delete_item(TABLE, &key(&old)).unwrap();
+                engine.dynamodb().delete_item(TABLE, &key(&old)).unwrap();
             }
             _ => {}
         }
@@ -224,8 +231,12 @@ fn check(dir: &Path, acked: &HashSet<String>, seen: &mut Seen) {
         .map_or(StreamPosition::TrimHorizon, |r| {
             StreamPosition::AtSequenceNumber(r.sequence_number)
         });
-    let mut records = engine.read_stream(TABLE, from, usize::MAX).unwrap();
+    let mut records = engine
+        .dynamodb()
+        .read_stream(TABLE, from, usize::MAX)
+        .unwrap();
     let items: HashMap<String, ttlstream_engine::Item> = engine
+        .dynamodb()
         .scan(TABLE)
         .unwrap()
         .into_iter()
@@ -346,7 +357,7 @@ fn killed_writer_and_sweeper_keep_items_and_stream_consistent() {
         let clock = Arc::new(ManualClock::new(round_start_millis(ROUNDS)));
         let engine = open_crash(dir.path(), &clock);
         engine.sweep_now().unwrap();
-        assert!(engine.scan(TABLE).unwrap().is_empty());
+        assert!(engine.dynamodb().scan(TABLE).unwrap().is_empty());
         engine.close().unwrap();
     }
     check(dir.path(), &acked, &mut seen);

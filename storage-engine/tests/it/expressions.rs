@@ -29,9 +29,11 @@ fn revival_prevention_update_refuses_expired_items() {
     let engine = open(dir.path(), &clock);
     session_table(&engine, StreamViewType::NewAndOldImages);
     engine
+        .dynamodb()
         .put_item(TABLE, session("alive", START_SECS + 100))
         .unwrap();
     engine
+        .dynamodb()
         .put_item(TABLE, session("expired", START_SECS - 100))
         .unwrap();
     let revive = |user: &str| UpdateItemInput {
@@ -46,12 +48,16 @@ fn revival_prevention_update_refuses_expired_items() {
         return_values: ReturnValue::AllNew,
         ..Default::default()
     };
-    let out = engine.update_item_with(revive("alive")).unwrap();
+    let out = engine.dynamodb().update_item_with(revive("alive")).unwrap();
     assert_eq!(out.attributes.unwrap().get("Data"), Some(&s("new")));
-    let err = engine.update_item_with(revive("expired")).unwrap_err();
+    let err = engine
+        .dynamodb()
+        .update_item_with(revive("expired"))
+        .unwrap_err();
     assert!(matches!(err, WriteError::ConditionalCheckFailed { .. }));
     assert_eq!(
         engine
+            .dynamodb()
             .get_item(TABLE, &key("expired"))
             .unwrap()
             .unwrap()
@@ -59,7 +65,12 @@ fn revival_prevention_update_refuses_expired_items() {
         Some(&s("x"))
     );
     // A missing item has no expiresAt: the update creates it.
-    assert!(engine.update_item_with(revive("new-user")).is_ok());
+    assert!(
+        engine
+            .dynamodb()
+            .update_item_with(revive("new-user"))
+            .is_ok()
+    );
 }
 
 #[test]
@@ -76,10 +87,13 @@ fn put_and_delete_conditions() {
         ..Default::default()
     };
     let first = engine
+        .dynamodb()
         .put_item_with(put("attribute_not_exists(UserName)"))
         .unwrap();
     assert_eq!(first.attributes, None);
-    let again = engine.put_item_with(put("attribute_not_exists(UserName)"));
+    let again = engine
+        .dynamodb()
+        .put_item_with(put("attribute_not_exists(UserName)"));
     assert!(matches!(
         again,
         Err(WriteError::ConditionalCheckFailed { .. })
@@ -93,21 +107,33 @@ fn put_and_delete_conditions() {
         ..Default::default()
     };
     assert!(matches!(
-        engine.delete_item_with(del("#missing = :v", s("y"))),
+        engine
+            .dynamodb()
+            .delete_item_with(del("#missing = :v", s("y"))),
         Err(WriteError::Expression {
             source: ExpressionError::UndefinedName { .. },
             ..
         })
     ));
     assert!(matches!(
-        engine.delete_item_with(del("Data = :v", s("y"))),
+        engine.dynamodb().delete_item_with(del("Data = :v", s("y"))),
         Err(WriteError::ConditionalCheckFailed { .. })
     ));
-    let out = engine.delete_item_with(del("Data = :v", s("x"))).unwrap();
+    let out = engine
+        .dynamodb()
+        .delete_item_with(del("Data = :v", s("x")))
+        .unwrap();
     assert_eq!(out.attributes.unwrap().get("Data"), Some(&s("x")));
-    assert!(engine.get_item(TABLE, &key("a")).unwrap().is_none());
+    assert!(
+        engine
+            .dynamodb()
+            .get_item(TABLE, &key("a"))
+            .unwrap()
+            .is_none()
+    );
     // Nothing was written by the failed operations: INSERT and REMOVE only.
     let records = engine
+        .dynamodb()
         .read_stream(TABLE, ttlstream_engine::StreamPosition::TrimHorizon, 10)
         .unwrap();
     assert_eq!(records.len(), 2);
@@ -120,7 +146,7 @@ fn update_expressions_and_errors() {
     let engine = open(dir.path(), &clock);
     session_table(&engine, StreamViewType::NewAndOldImages);
     let update = |expr: &str, vals: &[(&str, AttributeValue)], rv| {
-        engine.update_item_with(UpdateItemInput {
+        engine.dynamodb().update_item_with(UpdateItemInput {
             table_name: TABLE.into(),
             key: key("u"),
             update_expression: Some(expr.into()),
@@ -180,6 +206,7 @@ fn update_expressions_and_errors() {
 
 fn orders_table(engine: &ttlstream_engine::Engine) {
     engine
+        .dynamodb()
         .create_table(
             TableDefinition::new("Orders", "customer", ScalarAttributeType::S)
                 .with_sort_key("order", ScalarAttributeType::N),
@@ -187,6 +214,7 @@ fn orders_table(engine: &ttlstream_engine::Engine) {
         .unwrap();
     for i in 1..=10 {
         engine
+            .dynamodb()
             .put_item(
                 "Orders",
                 item(&[("customer", s("c1")), ("order", n(i)), ("total", n(i * 10))]),
@@ -194,6 +222,7 @@ fn orders_table(engine: &ttlstream_engine::Engine) {
             .unwrap();
     }
     engine
+        .dynamodb()
         .put_item("Orders", item(&[("customer", s("c2")), ("order", n(1))]))
         .unwrap();
 }
@@ -219,12 +248,14 @@ fn query_key_conditions_filter_projection_and_order() {
             .collect()
     };
     let all = engine
+        .dynamodb()
         .query_with(q("customer = :c", &[(":c", s("c1"))]))
         .unwrap();
     assert_eq!(all.items.len(), 10);
     assert_eq!(
         orders(
             engine
+                .dynamodb()
                 .query_with(
                     q(
                         "customer = :c AND #o > :x",
@@ -239,6 +270,7 @@ fn query_key_conditions_filter_projection_and_order() {
     assert_eq!(
         orders(
             engine
+                .dynamodb()
                 .query_with(q(
                     "customer = :c AND order BETWEEN :a AND :b",
                     &[(":c", s("c1")), (":a", n(2)), (":b", n(4))]
@@ -250,6 +282,7 @@ fn query_key_conditions_filter_projection_and_order() {
     assert_eq!(
         orders(
             engine
+                .dynamodb()
                 .query_with(q(
                     "customer = :c AND order <= :a",
                     &[(":c", s("c1")), (":a", n(2))]
@@ -262,10 +295,12 @@ fn query_key_conditions_filter_projection_and_order() {
     desc.scan_index_forward = false;
     desc.filter_expression = Some("total >= :t".into());
     desc.projection_expression = Some("order".into());
-    let out = engine.query_with(desc).unwrap();
+    let out = engine.dynamodb().query_with(desc).unwrap();
     assert_eq!(orders(out.clone()), ["10", "9", "8", "7", "6", "5"]);
     assert_eq!(out.items[0].len(), 1);
-    let bad = engine.query_with(q("order = :a", &[(":a", n(1))]));
+    let bad = engine
+        .dynamodb()
+        .query_with(q("order = :a", &[(":a", n(1))]));
     assert!(matches!(bad, Err(ReadError::Expression { .. })));
 }
 
@@ -294,7 +329,7 @@ fn pagination_counts_items_read_before_the_filter() {
         input.filter_expression = Some("total > :t".into());
         input.limit = Some(3);
         input.exclusive_start_key = start.take();
-        let out = engine.query_with(input).unwrap();
+        let out = engine.dynamodb().query_with(input).unwrap();
         assert!(out.scanned_count <= 3);
         pages += 1;
         seen.extend(out.items);
@@ -306,6 +341,7 @@ fn pagination_counts_items_read_before_the_filter() {
     assert_eq!(seen.len(), 7); // orders 4..=10
     assert_eq!(pages, 4); // 3 + 3 + 3 + 1 read
     let scan = engine
+        .dynamodb()
         .scan_with(ScanInput {
             table_name: "Orders".into(),
             filter_expression: Some("attribute_not_exists(total)".into()),

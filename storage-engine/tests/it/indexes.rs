@@ -18,6 +18,7 @@ use ttlstream_engine::{
 
 fn table(engine: &Engine) {
     engine
+        .dynamodb()
         .create_table(
             TableDefinition::new(TABLE, "UserName", ScalarAttributeType::S)
                 .with_sort_key("SessionId", ScalarAttributeType::S)
@@ -39,6 +40,7 @@ fn table(engine: &Engine) {
         )
         .unwrap();
     engine
+        .dynamodb()
         .update_time_to_live(TABLE, TimeToLiveSpecification::enabled(TTL_ATTR))
         .unwrap();
 }
@@ -68,7 +70,7 @@ fn query_index(
     let mut q = QueryInput::new(TABLE, kc);
     q.index_name = Some(index.into());
     q.expression_attribute_values = HashMap::from([(":v".to_string(), v)]);
-    engine.query_with(q).unwrap().items
+    engine.dynamodb().query_with(q).unwrap().items
 }
 
 #[test]
@@ -78,12 +80,15 @@ fn index_follows_put_update_delete_and_is_sparse() {
     let engine = open(dir.path(), &clock);
     table(&engine);
     engine
+        .dynamodb()
         .put_item(TABLE, row("alice", "s2", Some("phone"), START_SECS + 200))
         .unwrap();
     engine
+        .dynamodb()
         .put_item(TABLE, row("bob", "s1", Some("phone"), START_SECS + 100))
         .unwrap();
     engine
+        .dynamodb()
         .put_item(TABLE, row("carol", "s1", None, START_SECS + 100))
         .unwrap();
     // Sort-key order of the index (expiry), sparse (carol has no Device).
@@ -96,7 +101,7 @@ fn index_follows_put_update_delete_and_is_sparse() {
     q.index_name = Some("ByRegion".into());
     q.expression_attribute_names = HashMap::from([("#r".to_string(), "Region".to_string())]);
     q.expression_attribute_values = HashMap::from([(":v".to_string(), s("eu"))]);
-    let eu = engine.query_with(q).unwrap().items;
+    let eu = engine.dynamodb().query_with(q).unwrap().items;
     assert_eq!(eu.len(), 3);
     assert!(eu.iter().all(|i| i.len() == 3 && !i.contains_key("Data")));
     let lsi = query_index(&engine, "ByStarted", "UserName = :v", s("alice"));
@@ -104,6 +109,7 @@ fn index_follows_put_update_delete_and_is_sparse() {
     assert!(lsi[0].contains_key("Data") && !lsi[0].contains_key("Other"));
     // Update moves the entry; delete removes it.
     engine
+        .dynamodb()
         .update_item_with(UpdateItemInput {
             table_name: TABLE.into(),
             key: item(&[("UserName", s("bob")), ("SessionId", s("s1"))]),
@@ -121,6 +127,7 @@ fn index_follows_put_update_delete_and_is_sparse() {
         1
     );
     engine
+        .dynamodb()
         .delete_item(
             TABLE,
             &item(&[("UserName", s("alice")), ("SessionId", s("s2"))]),
@@ -131,7 +138,7 @@ fn index_follows_put_update_delete_and_is_sparse() {
     let mut bad = row("dave", "s1", None, START_SECS);
     bad.insert("Device".into(), n(1));
     assert!(matches!(
-        engine.put_item(TABLE, bad),
+        engine.dynamodb().put_item(TABLE, bad),
         Err(WriteError::Validation { .. })
     ));
     // Unknown index.
@@ -139,7 +146,7 @@ fn index_follows_put_update_delete_and_is_sparse() {
     q.index_name = Some("Nope".into());
     q.expression_attribute_values = HashMap::from([(":v".to_string(), s("x"))]);
     assert!(matches!(
-        engine.query_with(q),
+        engine.dynamodb().query_with(q),
         Err(ReadError::Validation { .. })
     ));
 }
@@ -152,9 +159,11 @@ fn ttl_deletion_removes_index_entries_in_the_same_batch() {
         let engine = open(dir.path(), &clock);
         table(&engine);
         engine
+            .dynamodb()
             .put_item(TABLE, row("alice", "s1", Some("phone"), START_SECS + 10))
             .unwrap();
         engine
+            .dynamodb()
             .put_item(TABLE, row("bob", "s1", Some("phone"), START_SECS + 1000))
             .unwrap();
         clock.advance(Duration::from_secs(11));
@@ -175,6 +184,7 @@ fn ttl_deletion_removes_index_entries_in_the_same_batch() {
     // Index definitions and entries survive a reopen.
     let engine = open(dir.path(), &clock);
     let scan = engine
+        .dynamodb()
         .scan_with(ScanInput {
             table_name: TABLE.into(),
             index_name: Some("ByRegion".into()),
@@ -184,6 +194,7 @@ fn ttl_deletion_removes_index_entries_in_the_same_batch() {
     assert_eq!(scan.items.len(), 1);
     assert_eq!(
         engine
+            .dynamodb()
             .describe_table(TABLE)
             .unwrap()
             .global_secondary_indexes
@@ -200,6 +211,7 @@ fn index_pagination_and_invalid_definitions() {
     table(&engine);
     for i in 0..5 {
         engine
+            .dynamodb()
             .put_item(
                 TABLE,
                 row(&format!("u{i}"), "s", Some("phone"), START_SECS + i),
@@ -214,7 +226,7 @@ fn index_pagination_and_invalid_definitions() {
         q.expression_attribute_values = HashMap::from([(":v".to_string(), s("phone"))]);
         q.limit = Some(2);
         q.exclusive_start_key = start.take();
-        let out = engine.query_with(q).unwrap();
+        let out = engine.dynamodb().query_with(q).unwrap();
         seen += out.items.len();
         match out.last_evaluated_key {
             Some(k) => start = Some(k),
@@ -225,7 +237,7 @@ fn index_pagination_and_invalid_definitions() {
     let lsi_without_sort_key = TableDefinition::new("NoSort", "pk", ScalarAttributeType::S)
         .with_local_secondary_index("ByX", "x", ScalarAttributeType::S, Projection::All);
     assert!(matches!(
-        engine.create_table(lsi_without_sort_key),
+        engine.dynamodb().create_table(lsi_without_sort_key),
         Err(TableError::Invalid { .. })
     ));
     let clash =
@@ -233,7 +245,7 @@ fn index_pagination_and_invalid_definitions() {
             GlobalSecondaryIndex::new("ByPk", "pk", ScalarAttributeType::N),
         );
     assert!(matches!(
-        engine.create_table(clash),
+        engine.dynamodb().create_table(clash),
         Err(TableError::Invalid { .. })
     ));
 }
@@ -244,25 +256,42 @@ fn enabling_ttl_on_a_table_with_expired_items_deletes_them() {
     let clock = Arc::new(ManualClock::new(START_MILLIS));
     let engine = open(dir.path(), &clock);
     engine
+        .dynamodb()
         .create_table(
             TableDefinition::new(TABLE, "UserName", ScalarAttributeType::S)
                 .with_stream(StreamViewType::KeysOnly),
         )
         .unwrap();
     engine
+        .dynamodb()
         .put_item(TABLE, session("old", START_SECS - 3600))
         .unwrap();
     engine
+        .dynamodb()
         .put_item(TABLE, session("future", START_SECS + 3600))
         .unwrap();
     assert_eq!(engine.sweep_now().unwrap().deleted, 0); // TTL not enabled yet
     engine
+        .dynamodb()
         .update_time_to_live(TABLE, TimeToLiveSpecification::enabled(TTL_ATTR))
         .unwrap();
     assert_eq!(engine.sweep_now().unwrap().deleted, 1);
-    assert!(engine.get_item(TABLE, &key("old")).unwrap().is_none());
-    assert!(engine.get_item(TABLE, &key("future")).unwrap().is_some());
+    assert!(
+        engine
+            .dynamodb()
+            .get_item(TABLE, &key("old"))
+            .unwrap()
+            .is_none()
+    );
+    assert!(
+        engine
+            .dynamodb()
+            .get_item(TABLE, &key("future"))
+            .unwrap()
+            .is_some()
+    );
     let records = engine
+        .dynamodb()
         .read_stream(TABLE, ttlstream_engine::StreamPosition::TrimHorizon, 10)
         .unwrap();
     assert!(records.last().unwrap().is_ttl_delete());

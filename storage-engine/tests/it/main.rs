@@ -7,6 +7,7 @@
 mod common;
 mod concurrency;
 mod crash_safety;
+mod crash_safety_models;
 mod expressions;
 mod indexes;
 mod items_query;

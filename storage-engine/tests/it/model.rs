@@ -139,7 +139,7 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
                 if let Some(t) = ttl_value(ttl) {
                     it.insert(TTL_ATTR.to_string(), t);
                 }
-                engine.put_item(TABLE, it.clone()).unwrap();
+                engine.dynamodb().put_item(TABLE, it.clone()).unwrap();
                 model.write(user, Some(it));
             }
             Op::SetTtl { k, .. } | Op::RemoveTtl { k } => {
@@ -152,7 +152,10 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
                     Some(v) => Update::default().set(TTL_ATTR, v.clone()),
                     None => Update::default().remove(TTL_ATTR),
                 };
-                let new = engine.update_item(TABLE, &key(&user), update).unwrap();
+                let new = engine
+                    .dynamodb()
+                    .update_item(TABLE, &key(&user), update)
+                    .unwrap();
                 let mut expected = model
                     .items
                     .get(&user)
@@ -168,13 +171,14 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
             Op::SetValue { k, v } => {
                 let user = format!("k{k}");
                 let new = engine
+                    .dynamodb()
                     .update_item(TABLE, &key(&user), Update::default().set("v", n(*v)))
                     .unwrap();
                 model.write(user, Some(new));
             }
             Op::Delete { k } => {
                 let user = format!("k{k}");
-                let old = engine.delete_item(TABLE, &key(&user)).unwrap();
+                let old = engine.dynamodb().delete_item(TABLE, &key(&user)).unwrap();
                 prop_assert_eq!(old.as_ref(), model.items.get(&user));
                 model.write(user, None);
             }
@@ -190,6 +194,7 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
             }
         }
         let got: BTreeMap<String, Item> = engine
+            .dynamodb()
             .scan(TABLE)
             .unwrap()
             .into_iter()
@@ -198,6 +203,7 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
         prop_assert_eq!(&got, &model.items, "after {:?}", op);
     }
     let records: Vec<(EventName, String, bool)> = engine
+        .dynamodb()
         .read_stream(TABLE, StreamPosition::TrimHorizon, usize::MAX)
         .unwrap()
         .iter()

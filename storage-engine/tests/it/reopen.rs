@@ -20,46 +20,60 @@ fn reopen_keeps_items_ttl_settings_stream_and_sequence() {
         let engine = open(dir.path(), &clock);
         session_table(&engine, StreamViewType::NewAndOldImages);
         engine
+            .dynamodb()
             .put_item(TABLE, session("a", START_SECS + 10))
             .unwrap();
         engine
+            .dynamodb()
             .put_item(TABLE, session("b", START_SECS + 1000))
             .unwrap();
         engine
+            .dynamodb()
             .put_item(TABLE, session("a", START_SECS + 20))
             .unwrap();
         let records = engine
+            .dynamodb()
             .read_stream(TABLE, StreamPosition::TrimHorizon, 100)
             .unwrap();
-        let last = engine.latest_sequence_number(TABLE).unwrap().unwrap();
+        let last = engine
+            .dynamodb()
+            .latest_sequence_number(TABLE)
+            .unwrap()
+            .unwrap();
         engine.close().unwrap();
         (records, last)
     };
     assert_eq!(before.len(), 3);
 
     let engine = open(dir.path(), &clock);
-    assert_eq!(engine.list_tables().unwrap(), vec![TABLE.to_string()]);
     assert_eq!(
-        engine.describe_time_to_live(TABLE).unwrap(),
+        engine.dynamodb().list_tables().unwrap(),
+        vec![TABLE.to_string()]
+    );
+    assert_eq!(
+        engine.dynamodb().describe_time_to_live(TABLE).unwrap(),
         Some(TimeToLiveSpecification::enabled(TTL_ATTR))
     );
-    assert_eq!(engine.scan(TABLE).unwrap().len(), 2);
+    assert_eq!(engine.dynamodb().scan(TABLE).unwrap().len(), 2);
     let after = engine
+        .dynamodb()
         .read_stream(TABLE, StreamPosition::TrimHorizon, 100)
         .unwrap();
     assert_eq!(after, before);
     assert_eq!(
-        engine.latest_sequence_number(TABLE).unwrap(),
+        engine.dynamodb().latest_sequence_number(TABLE).unwrap(),
         Some(last_seq)
     );
 
     // New records continue the sequence; the sweeper works after reopen.
     engine
+        .dynamodb()
         .put_item(TABLE, session("c", START_SECS + 5))
         .unwrap();
     clock.advance(Duration::from_secs(30));
     assert_eq!(engine.sweep_now().unwrap().deleted, 2);
     let new = engine
+        .dynamodb()
         .read_stream(TABLE, StreamPosition::AfterSequenceNumber(last_seq), 100)
         .unwrap();
     assert_eq!(new.len(), 3);
@@ -70,7 +84,13 @@ fn reopen_keeps_items_ttl_settings_stream_and_sequence() {
     );
     assert_eq!(new[0].event_name, EventName::Insert);
     assert_eq!(new.iter().filter(|r| r.is_ttl_delete()).count(), 2);
-    let users: Vec<String> = engine.scan(TABLE).unwrap().iter().map(user_of).collect();
+    let users: Vec<String> = engine
+        .dynamodb()
+        .scan(TABLE)
+        .unwrap()
+        .iter()
+        .map(user_of)
+        .collect();
     assert_eq!(users, vec!["b".to_string()]);
 }
 
@@ -82,6 +102,7 @@ fn sequence_numbers_are_engine_wide_and_recovered_across_tables() {
         let engine = open(dir.path(), &clock);
         session_table(&engine, StreamViewType::KeysOnly);
         engine
+            .dynamodb()
             .create_table(
                 ttlstream_engine::TableDefinition::new(
                     "Other",
@@ -91,13 +112,20 @@ fn sequence_numbers_are_engine_wide_and_recovered_across_tables() {
                 .with_stream(StreamViewType::KeysOnly),
             )
             .unwrap();
-        engine.put_item(TABLE, session("a", 1)).unwrap();
-        engine.put_item("Other", item(&[("id", n(1))])).unwrap();
-        engine.put_item("Other", item(&[("id", n(2))])).unwrap();
+        engine.dynamodb().put_item(TABLE, session("a", 1)).unwrap();
+        engine
+            .dynamodb()
+            .put_item("Other", item(&[("id", n(1))]))
+            .unwrap();
+        engine
+            .dynamodb()
+            .put_item("Other", item(&[("id", n(2))]))
+            .unwrap();
     }
     let engine = open(dir.path(), &clock);
-    engine.put_item(TABLE, session("b", 1)).unwrap();
+    engine.dynamodb().put_item(TABLE, session("b", 1)).unwrap();
     let seqs: Vec<SequenceNumber> = engine
+        .dynamodb()
         .read_stream(TABLE, StreamPosition::TrimHorizon, 10)
         .unwrap()
         .iter()
@@ -120,6 +148,7 @@ fn sigkill_child_writer() {
     session_table(&engine, StreamViewType::NewImage);
     for i in 0.. {
         engine
+            .dynamodb()
             .put_item(TABLE, session(&format!("k{i}"), START_SECS + 10))
             .unwrap();
         println!("ACK k{i}");
@@ -160,11 +189,16 @@ fn acknowledged_writes_survive_sigkill() {
     let engine = open(dir.path(), &clock);
     for k in &acked {
         assert!(
-            engine.get_item(TABLE, &key(k)).unwrap().is_some(),
+            engine
+                .dynamodb()
+                .get_item(TABLE, &key(k))
+                .unwrap()
+                .is_some(),
             "{k} lost"
         );
     }
     let records = engine
+        .dynamodb()
         .read_stream(TABLE, StreamPosition::TrimHorizon, usize::MAX)
         .unwrap();
     assert!(records.len() >= acked.len());
@@ -172,5 +206,5 @@ fn acknowledged_writes_survive_sigkill() {
     clock.advance(Duration::from_secs(11));
     let deleted = engine.sweep_now().unwrap().deleted;
     assert!(deleted as usize >= acked.len());
-    assert!(engine.scan(TABLE).unwrap().is_empty());
+    assert!(engine.dynamodb().scan(TABLE).unwrap().is_empty());
 }

@@ -94,7 +94,8 @@ fn open() -> (tempfile::TempDir, Arc<ManualClock>, Engine) {
     )
     .unwrap();
     engine
-        .create_spanner_table(
+        .spanner()
+        .create_table(
             SpannerTableDefinition::new("Singers")
                 .column("SingerId", SpannerType::Int64)
                 .column("Name", SpannerType::String)
@@ -106,7 +107,8 @@ fn open() -> (tempfile::TempDir, Arc<ManualClock>, Engine) {
         )
         .unwrap();
     engine
-        .create_spanner_table(
+        .spanner()
+        .create_table(
             SpannerTableDefinition::new("Albums")
                 .column("SingerId", SpannerType::Int64)
                 .column("AlbumId", SpannerType::Int64)
@@ -142,13 +144,16 @@ fn album(singer: i64, id: i64) -> SpannerRow {
 fn null_never_expires_and_expired_rows_can_be_inserted() {
     let (_d, clock, engine) = open();
     engine
+        .spanner()
         .insert_row("Singers", singer(1, "null", None))
         .unwrap();
     engine
+        .spanner()
         .insert_row("Singers", singer(2, "old", Some(NOW - 10 * DAY)))
         .unwrap();
     assert!(
         engine
+            .spanner()
             .read_row("Singers", &[V::Int64(2)])
             .unwrap()
             .is_some()
@@ -157,12 +162,14 @@ fn null_never_expires_and_expired_rows_can_be_inserted() {
     assert_eq!(engine.sweep_now().unwrap().deleted, 1);
     assert!(
         engine
+            .spanner()
             .read_row("Singers", &[V::Int64(1)])
             .unwrap()
             .is_some()
     );
     assert!(
         engine
+            .spanner()
             .read_row("Singers", &[V::Int64(2)])
             .unwrap()
             .is_none()
@@ -173,15 +180,18 @@ fn null_never_expires_and_expired_rows_can_be_inserted() {
 fn policy_batch_deletes_children_and_index_entries_with_one_system_transaction() {
     let (_d, clock, engine) = open();
     engine
+        .spanner()
         .insert_row("Singers", singer(1, "Ann", Some(NOW)))
         .unwrap();
-    engine.insert_row("Albums", album(1, 10)).unwrap();
-    engine.insert_row("Albums", album(1, 11)).unwrap();
+    engine.spanner().insert_row("Albums", album(1, 10)).unwrap();
+    engine.spanner().insert_row("Albums", album(1, 11)).unwrap();
     engine
+        .spanner()
         .insert_row("Singers", singer(2, "Bob", Some(NOW + 5 * DAY)))
         .unwrap();
     assert_eq!(
         engine
+            .spanner()
             .read_index("Singers", "SingersByName", &[V::String("Ann".into())])
             .unwrap()
             .len(),
@@ -190,21 +200,24 @@ fn policy_batch_deletes_children_and_index_entries_with_one_system_transaction()
     clock.advance(Duration::from_millis(DAY as u64 + 1));
     assert!(
         engine
+            .spanner()
             .read_row("Singers", &[V::Int64(1)])
             .unwrap()
             .is_some(),
         "visible until swept"
     );
     assert_eq!(engine.sweep_now().unwrap().deleted, 1);
-    assert!(engine.scan_spanner_table("Albums").unwrap().is_empty());
+    assert!(engine.spanner().scan_table("Albums").unwrap().is_empty());
     assert!(
         engine
+            .spanner()
             .read_index("Singers", "SingersByName", &[V::String("Ann".into())])
             .unwrap()
             .is_empty()
     );
     assert_eq!(
         engine
+            .spanner()
             .read_index("Singers", "SingersByName", &[V::String("Bob".into())])
             .unwrap()
             .len(),
@@ -212,10 +225,12 @@ fn policy_batch_deletes_children_and_index_entries_with_one_system_transaction()
     );
 
     let singers = engine
-        .read_spanner_change_stream("Singers", None, 100)
+        .spanner()
+        .read_change_stream("Singers", None, 100)
         .unwrap();
     let albums = engine
-        .read_spanner_change_stream("Albums", None, 100)
+        .spanner()
+        .read_change_stream("Albums", None, 100)
         .unwrap();
     let s_del = singers.last().unwrap();
     let a_del = albums.last().unwrap();
@@ -233,12 +248,14 @@ fn policy_batch_deletes_children_and_index_entries_with_one_system_transaction()
 fn data_change_record_shape() {
     let (_d, clock, engine) = open();
     engine
+        .spanner()
         .insert_row("Singers", singer(7, "Cy", Some(NOW)))
         .unwrap();
     clock.advance(Duration::from_millis(2 * DAY as u64));
     engine.sweep_now().unwrap();
     let entries = engine
-        .read_spanner_change_stream("Singers", None, 10)
+        .spanner()
+        .read_change_stream("Singers", None, 10)
         .unwrap();
     assert_eq!(entries.len(), 2);
     assert_eq!(entries[0].record.mod_type, ModType::Insert);
@@ -262,16 +279,21 @@ fn data_change_record_shape() {
 #[test]
 fn user_delete_is_not_a_system_transaction() {
     let (_d, _c, engine) = open();
-    engine.insert_row("Singers", singer(1, "A", None)).unwrap();
-    engine.insert_row("Albums", album(1, 1)).unwrap();
+    engine
+        .spanner()
+        .insert_row("Singers", singer(1, "A", None))
+        .unwrap();
+    engine.spanner().insert_row("Albums", album(1, 1)).unwrap();
     assert!(
         engine
-            .delete_spanner_row("Singers", &[V::Int64(1)])
+            .spanner()
+            .delete_row("Singers", &[V::Int64(1)])
             .unwrap()
     );
-    assert!(engine.scan_spanner_table("Albums").unwrap().is_empty());
+    assert!(engine.spanner().scan_table("Albums").unwrap().is_empty());
     let last = engine
-        .read_spanner_change_stream("Singers", None, 10)
+        .spanner()
+        .read_change_stream("Singers", None, 10)
         .unwrap()
         .pop()
         .unwrap();
@@ -284,19 +306,26 @@ fn user_delete_is_not_a_system_transaction() {
 fn one_policy_at_most_and_ddl_errors_are_reported() {
     let (_d, _c, engine) = open();
     let err = engine
+        .spanner()
         .add_row_deletion_policy("Singers", "TTL INTERVAL '2 DAYS' ON CreatedAt")
         .unwrap_err();
     assert!(err.to_string().contains("one at most"), "{err}");
-    engine.set_row_deletion_policy("Singers", None).unwrap();
+    engine
+        .spanner()
+        .set_row_deletion_policy("Singers", None)
+        .unwrap();
     let err = engine
+        .spanner()
         .add_row_deletion_policy("Singers", "TTL INTERVAL '4 DAYS 3 MINUTES' ON CreatedAt")
         .unwrap_err();
     assert!(err.to_string().contains("whole number of days"), "{err}");
     let err = engine
+        .spanner()
         .add_row_deletion_policy("Singers", "TTL INTERVAL '2 DAYS' ON Name")
         .unwrap_err();
     assert!(err.to_string().contains("not TIMESTAMP"), "{err}");
     engine
+        .spanner()
         .add_row_deletion_policy("Singers", "TTL INTERVAL '2 DAYS' ON CreatedAt")
         .unwrap();
 }
@@ -305,21 +334,28 @@ fn one_policy_at_most_and_ddl_errors_are_reported() {
 fn restored_table_has_no_policy() {
     let (_d, clock, engine) = open();
     engine
+        .spanner()
         .insert_row("Singers", singer(1, "A", Some(NOW)))
         .unwrap();
     engine
+        .spanner()
         .restore_table_from_backup("Singers", "SingersRestored")
         .unwrap();
-    let def = engine.describe_spanner_table("SingersRestored").unwrap();
+    let def = engine.spanner().describe_table("SingersRestored").unwrap();
     assert!(def.row_deletion_policy.is_none());
     clock.advance(Duration::from_millis(10 * DAY as u64));
     assert_eq!(engine.sweep_now().unwrap().deleted, 1);
     assert_eq!(
-        engine.scan_spanner_table("SingersRestored").unwrap().len(),
+        engine
+            .spanner()
+            .scan_table("SingersRestored")
+            .unwrap()
+            .len(),
         1
     );
     assert_eq!(
         engine
+            .spanner()
             .read_index("SingersRestored", "SingersByName", &[V::String("A".into())])
             .unwrap()
             .len(),
@@ -341,7 +377,8 @@ fn tables_and_sequence_numbers_survive_reopen() {
         )
         .unwrap();
         engine
-            .create_spanner_table(
+            .spanner()
+            .create_table(
                 SpannerTableDefinition::new("T")
                     .column("k", SpannerType::Int64)
                     .primary_key(["k"])
@@ -349,9 +386,10 @@ fn tables_and_sequence_numbers_survive_reopen() {
             )
             .unwrap();
         engine
+            .spanner()
             .insert_row("T", SpannerRow::from([("k".to_string(), V::Int64(1))]))
             .unwrap();
-        engine.read_spanner_change_stream("T", None, 10).unwrap()[0].sequence_number
+        engine.spanner().read_change_stream("T", None, 10).unwrap()[0].sequence_number
     };
     let engine = Engine::open(
         dir.path(),
@@ -362,11 +400,62 @@ fn tables_and_sequence_numbers_survive_reopen() {
     )
     .unwrap();
     engine
+        .spanner()
         .insert_row("T", SpannerRow::from([("k".to_string(), V::Int64(2))]))
         .unwrap();
     let entries = engine
-        .read_spanner_change_stream("T", Some(last), 10)
+        .spanner()
+        .read_change_stream("T", Some(last), 10)
         .unwrap();
     assert_eq!(entries.len(), 1);
     assert!(entries[0].sequence_number > last);
+}
+
+/// The processed watermark ("Spanner: TTL metrics and monitoring",
+/// `PROCESSED_WATERMARK`): the read time of the last pass that went through
+/// every due row; none before such a pass, none without a policy.
+#[test]
+fn processed_watermark_is_the_last_complete_pass() {
+    let (_d, clock, engine) = open();
+    assert_eq!(
+        engine
+            .spanner()
+            .processed_watermark_millis("Singers")
+            .unwrap(),
+        None
+    );
+    engine
+        .spanner()
+        .insert_row("Singers", singer(1, "Ann", Some(NOW)))
+        .unwrap();
+    clock.advance(Duration::from_millis(2 * DAY as u64));
+    assert_eq!(engine.sweep_now().unwrap().deleted, 1);
+    assert_eq!(
+        engine
+            .spanner()
+            .processed_watermark_millis("Singers")
+            .unwrap(),
+        Some(NOW + 2 * DAY)
+    );
+    clock.advance(Duration::from_millis(1000));
+    engine.sweep_now().unwrap();
+    assert_eq!(
+        engine
+            .spanner()
+            .processed_watermark_millis("Singers")
+            .unwrap(),
+        Some(NOW + 2 * DAY + 1000),
+        "a pass with nothing due still processes the table"
+    );
+    assert_eq!(
+        engine
+            .spanner()
+            .processed_watermark_millis("Albums")
+            .unwrap(),
+        None
+    );
+    assert!(matches!(
+        engine.spanner().processed_watermark_millis("Nope"),
+        Err(ttlstream_engine::ReadError::TableNotFound { .. })
+    ));
 }

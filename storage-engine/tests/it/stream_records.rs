@@ -10,6 +10,7 @@ use ttlstream_engine::{
 
 fn all(engine: &ttlstream_engine::Engine) -> Vec<ttlstream_engine::ChangeRecord> {
     engine
+        .dynamodb()
         .read_stream(TABLE, StreamPosition::TrimHorizon, usize::MAX)
         .unwrap()
 }
@@ -18,13 +19,14 @@ fn all(engine: &ttlstream_engine::Engine) -> Vec<ttlstream_engine::ChangeRecord>
 fn insert_modify_remove_and_no_record_for_missing_or_unchanged() {
     let (_dir, _clock, engine) = setup(StreamViewType::NewAndOldImages);
     let a1 = session("a", START_SECS + 100);
-    engine.put_item(TABLE, a1.clone()).unwrap();
-    engine.put_item(TABLE, a1.clone()).unwrap(); // unchanged: no record
+    engine.dynamodb().put_item(TABLE, a1.clone()).unwrap();
+    engine.dynamodb().put_item(TABLE, a1.clone()).unwrap(); // unchanged: no record
     let a2 = engine
+        .dynamodb()
         .update_item(TABLE, &key("a"), Update::default().set("Data", s("y")))
         .unwrap();
-    engine.delete_item(TABLE, &key("a")).unwrap();
-    engine.delete_item(TABLE, &key("a")).unwrap(); // missing: no record
+    engine.dynamodb().delete_item(TABLE, &key("a")).unwrap();
+    engine.dynamodb().delete_item(TABLE, &key("a")).unwrap(); // missing: no record
 
     let r = all(&engine);
     let names: Vec<EventName> = r.iter().map(|r| r.event_name).collect();
@@ -69,7 +71,7 @@ fn a_key_repeated_in_one_bulk_put_is_written_in_order() {
     let b = session("b", START_SECS + 100);
     // a twice changed, then unchanged (no record), between them b.
     let items = vec![a1.clone(), b.clone(), a2.clone(), a2.clone()];
-    engine.put_items(TABLE, items).unwrap();
+    engine.dynamodb().put_items(TABLE, items).unwrap();
 
     let r = all(&engine);
     let names: Vec<EventName> = r.iter().map(|r| r.event_name).collect();
@@ -81,8 +83,14 @@ fn a_key_repeated_in_one_bulk_put_is_written_in_order() {
         (r[2].old_image.as_ref(), r[2].new_image.as_ref()),
         (Some(&a1), Some(&a2))
     );
-    assert_eq!(engine.get_item(TABLE, &key("a")).unwrap(), Some(a2));
-    assert_eq!(engine.get_item(TABLE, &key("b")).unwrap(), Some(b));
+    assert_eq!(
+        engine.dynamodb().get_item(TABLE, &key("a")).unwrap(),
+        Some(a2)
+    );
+    assert_eq!(
+        engine.dynamodb().get_item(TABLE, &key("b")).unwrap(),
+        Some(b)
+    );
 }
 
 #[test]
@@ -94,8 +102,8 @@ fn view_types_select_images() {
         (StreamViewType::NewAndOldImages, true, true),
     ] {
         let (_dir, _clock, engine) = setup(view);
-        engine.put_item(TABLE, session("a", 1)).unwrap();
-        engine.put_item(TABLE, session("a", 2)).unwrap();
+        engine.dynamodb().put_item(TABLE, session("a", 1)).unwrap();
+        engine.dynamodb().put_item(TABLE, session("a", 2)).unwrap();
         let r = all(&engine);
         assert_eq!(r.len(), 2);
         let modify = &r[1];
@@ -112,6 +120,7 @@ fn positions_and_limits() {
     let (_dir, _clock, engine) = setup(StreamViewType::KeysOnly);
     for i in 0..5 {
         engine
+            .dynamodb()
             .put_item(TABLE, session(&format!("u{i}"), 1))
             .unwrap();
     }
@@ -120,6 +129,7 @@ fn positions_and_limits() {
     assert!(seqs.windows(2).all(|w| w[0] < w[1]));
     let s2 = seqs[2];
     let at = engine
+        .dynamodb()
         .read_stream(TABLE, StreamPosition::AtSequenceNumber(s2), 2)
         .unwrap();
     assert_eq!(
@@ -127,17 +137,23 @@ fn positions_and_limits() {
         &seqs[2..4]
     );
     let after = engine
+        .dynamodb()
         .read_stream(TABLE, StreamPosition::AfterSequenceNumber(s2), 10)
         .unwrap();
     assert_eq!(after.len(), 2);
     assert!(
         engine
+            .dynamodb()
             .read_stream(TABLE, StreamPosition::Latest, 10)
             .unwrap()
             .is_empty()
     );
-    assert_eq!(engine.latest_sequence_number(TABLE).unwrap(), Some(seqs[4]));
+    assert_eq!(
+        engine.dynamodb().latest_sequence_number(TABLE).unwrap(),
+        Some(seqs[4])
+    );
     let none = engine
+        .dynamodb()
         .read_stream(
             TABLE,
             StreamPosition::AfterSequenceNumber(SequenceNumber(u64::MAX)),
@@ -147,6 +163,7 @@ fn positions_and_limits() {
     assert!(none.is_empty());
     assert_eq!(
         engine
+            .dynamodb()
             .read_stream(TABLE, StreamPosition::TrimHorizon, 0)
             .unwrap()
             .len(),
@@ -160,19 +177,27 @@ fn table_without_stream_has_no_records() {
     let clock = std::sync::Arc::new(ttlstream_engine::ManualClock::new(0));
     let engine = open(dir.path(), &clock);
     engine
+        .dynamodb()
         .create_table(ttlstream_engine::TableDefinition::new(
             "Plain",
             "id",
             ttlstream_engine::ScalarAttributeType::S,
         ))
         .unwrap();
-    engine.put_item("Plain", item(&[("id", s("x"))])).unwrap();
+    engine
+        .dynamodb()
+        .put_item("Plain", item(&[("id", s("x"))]))
+        .unwrap();
     let err = engine
+        .dynamodb()
         .read_stream("Plain", StreamPosition::TrimHorizon, 10)
         .unwrap_err();
     assert!(matches!(err, StreamError::StreamNotEnabled { .. }));
     assert!(matches!(
-        engine.latest_sequence_number("Missing").unwrap_err(),
+        engine
+            .dynamodb()
+            .latest_sequence_number("Missing")
+            .unwrap_err(),
         StreamError::TableNotFound { .. }
     ));
 }
@@ -180,7 +205,7 @@ fn table_without_stream_has_no_records() {
 #[test]
 fn records_serialise_with_sequence_number_strings() {
     let (_dir, _clock, engine) = setup(StreamViewType::KeysOnly);
-    engine.put_item(TABLE, session("a", 1)).unwrap();
+    engine.dynamodb().put_item(TABLE, session("a", 1)).unwrap();
     let r = &all(&engine)[0];
     let json = serde_json::to_value(r).unwrap();
     assert_eq!(json["sequence_number"], r.sequence_number.to_string());

@@ -32,6 +32,7 @@ fn open_with(dir: &Path, clock: &Arc<ManualClock>, max_records_per_shard: u64) -
 fn put(engine: &Engine, users: std::ops::Range<u32>) {
     for u in users {
         engine
+            .dynamodb()
             .put_item(TABLE, session(&format!("u{u}"), START_SECS + 999_999))
             .unwrap();
     }
@@ -39,6 +40,7 @@ fn put(engine: &Engine, users: std::ops::Range<u32>) {
 
 fn all_seqs(engine: &Engine) -> Vec<SequenceNumber> {
     engine
+        .dynamodb()
         .read_stream(TABLE, StreamPosition::TrimHorizon, usize::MAX)
         .unwrap()
         .iter()
@@ -68,11 +70,16 @@ fn old_records_are_trimmed_and_reads_below_the_horizon_fail() {
     assert_eq!(report.records_trimmed, 3);
     assert_eq!(all_seqs(&engine), before[3..]);
 
-    let stream = engine.latest_stream(TABLE).unwrap().unwrap().stream_arn;
-    let shard = engine.describe_stream(&stream).unwrap().shards[0]
+    let stream = engine
+        .streams()
+        .latest_stream(TABLE)
+        .unwrap()
+        .unwrap()
+        .stream_arn;
+    let shard = engine.streams().describe_stream(&stream).unwrap().shards[0]
         .shard_id
         .clone();
-    let read = |p| engine.get_records(&stream, &shard, p, 1000);
+    let read = |p| engine.streams().get_records(&stream, &shard, p, 1000);
     // TRIM_HORIZON starts at the oldest record kept.
     let kept = read(StreamPosition::TrimHorizon).unwrap().records;
     assert_eq!(kept.len(), 2);
@@ -82,12 +89,12 @@ fn old_records_are_trimmed_and_reads_below_the_horizon_fail() {
         before[0]
     ))));
     assert!(trimmed(read(StreamPosition::AtSequenceNumber(before[2]))));
-    assert!(trimmed(engine.shard_iterator(
+    assert!(trimmed(engine.streams().shard_iterator(
         &stream,
         &shard,
         StreamPosition::AtSequenceNumber(before[1])
     )));
-    assert!(trimmed(engine.read_stream(
+    assert!(trimmed(engine.dynamodb().read_stream(
         TABLE,
         StreamPosition::AfterSequenceNumber(before[1]),
         10
@@ -111,19 +118,24 @@ fn closed_shards_and_disabled_streams_disappear_after_retention() {
     let engine = open_with(dir.path(), &clock, 2);
     session_table(&engine, StreamViewType::KeysOnly);
     put(&engine, 0..5);
-    let stream = engine.latest_stream(TABLE).unwrap().unwrap().stream_arn;
-    let shards = engine.describe_stream(&stream).unwrap().shards;
+    let stream = engine
+        .streams()
+        .latest_stream(TABLE)
+        .unwrap()
+        .unwrap()
+        .stream_arn;
+    let shards = engine.streams().describe_stream(&stream).unwrap().shards;
     assert_eq!(shards.len(), 3);
     clock.advance(2 * HOUR);
     let report = engine.trim_streams().unwrap();
     assert_eq!(report.records_trimmed, 5);
     assert_eq!(report.shards_removed, 2, "the two closed shards");
-    let left = engine.describe_stream(&stream).unwrap().shards;
+    let left = engine.streams().describe_stream(&stream).unwrap().shards;
     assert_eq!(left.len(), 1, "the open shard stays, empty");
     assert_eq!(left[0].shard_id, shards[2].shard_id);
     assert_eq!(left[0].parent_shard_id.as_ref(), Some(&shards[1].shard_id));
     assert!(matches!(
-        engine.get_records(
+        engine.streams().get_records(
             &stream,
             &shards[0].shard_id,
             StreamPosition::TrimHorizon,
@@ -133,22 +145,22 @@ fn closed_shards_and_disabled_streams_disappear_after_retention() {
     ));
 
     // Disabled: its closed shard and then the stream go after the retention.
-    engine.update_stream(TABLE, None).unwrap();
+    engine.dynamodb().update_stream(TABLE, None).unwrap();
     clock.advance(HOUR / 2);
     assert_eq!(engine.trim_streams().unwrap().streams_removed, 0);
     assert!(
-        engine.describe_stream(&stream).is_ok(),
+        engine.streams().describe_stream(&stream).is_ok(),
         "readable within retention"
     );
     clock.advance(HOUR);
     let report = engine.trim_streams().unwrap();
     assert_eq!((report.shards_removed, report.streams_removed), (1, 1));
     assert!(matches!(
-        engine.describe_stream(&stream),
+        engine.streams().describe_stream(&stream),
         Err(StreamError::StreamNotFound { .. })
     ));
-    assert!(engine.list_streams(None).unwrap().is_empty());
-    assert_eq!(engine.latest_stream(TABLE).unwrap(), None);
+    assert!(engine.streams().list_streams(None).unwrap().is_empty());
+    assert_eq!(engine.streams().latest_stream(TABLE).unwrap(), None);
 }
 
 #[test]
@@ -160,7 +172,7 @@ fn trimmed_sequence_numbers_are_not_reused_after_reopen() {
         session_table(&engine, StreamViewType::KeysOnly);
         put(&engine, 0..4);
         let highest = *all_seqs(&engine).last().unwrap();
-        engine.update_stream(TABLE, None).unwrap();
+        engine.dynamodb().update_stream(TABLE, None).unwrap();
         clock.advance(2 * HOUR);
         let report = engine.trim_streams().unwrap();
         assert_eq!(report.records_trimmed, 4);
@@ -169,6 +181,7 @@ fn trimmed_sequence_numbers_are_not_reused_after_reopen() {
     };
     let engine = open_with(dir.path(), &clock, 100);
     engine
+        .dynamodb()
         .update_stream(TABLE, Some(StreamViewType::KeysOnly))
         .unwrap();
     put(&engine, 10..11);
@@ -219,13 +232,15 @@ fn tablestore_and_spanner_records_are_trimmed_by_the_same_retention() {
     let clock = Arc::new(ManualClock::new(START_MILLIS));
     let engine = open_with(dir.path(), &clock, 100_000);
     engine
-        .create_tablestore_table(
+        .tablestore()
+        .create_table(
             TablestoreTableDefinition::new("Ts", "id", ScalarAttributeType::S)
                 .with_stream(StreamViewType::NewAndOldImages),
         )
         .unwrap();
     engine
-        .create_spanner_table(
+        .spanner()
+        .create_table(
             SpannerTableDefinition::new("Sp")
                 .column("Id", SpannerType::Int64)
                 .primary_key(["Id"])
@@ -234,6 +249,7 @@ fn tablestore_and_spanner_records_are_trimmed_by_the_same_retention() {
         .unwrap();
     let write = |i: i64| {
         engine
+            .tablestore()
             .put_row(
                 "Ts",
                 item(&[("id", s(&format!("r{i}")))]),
@@ -241,6 +257,7 @@ fn tablestore_and_spanner_records_are_trimmed_by_the_same_retention() {
             )
             .unwrap();
         engine
+            .spanner()
             .insert_row(
                 "Sp",
                 SpannerRow::from([("Id".to_string(), SpannerValue::Int64(i))]),
@@ -250,9 +267,10 @@ fn tablestore_and_spanner_records_are_trimmed_by_the_same_retention() {
     write(1);
     write(2);
     let old_ts = engine
-        .read_tablestore_stream("Ts", StreamPosition::TrimHorizon, 10)
+        .tablestore()
+        .read_stream("Ts", StreamPosition::TrimHorizon, 10)
         .unwrap();
-    let old_sp = engine.read_spanner_change_stream("Sp", None, 10).unwrap();
+    let old_sp = engine.spanner().read_change_stream("Sp", None, 10).unwrap();
     assert_eq!((old_ts.len(), old_sp.len()), (2, 2));
     // Half the retention: nothing goes.
     clock.advance(HOUR / 2);
@@ -261,27 +279,31 @@ fn tablestore_and_spanner_records_are_trimmed_by_the_same_retention() {
     write(3);
     assert_eq!(engine.trim_streams().unwrap().records_trimmed, 4);
     let ts = engine
-        .read_tablestore_stream("Ts", StreamPosition::TrimHorizon, 10)
+        .tablestore()
+        .read_stream("Ts", StreamPosition::TrimHorizon, 10)
         .unwrap();
     assert_eq!(ts.len(), 1);
     assert!(ts[0].sequence_number > old_ts[1].sequence_number);
     assert!(matches!(
-        engine.read_tablestore_stream(
+        engine.tablestore().read_stream(
             "Ts",
             StreamPosition::AtSequenceNumber(old_ts[0].sequence_number),
             10
         ),
         Err(StreamError::TrimmedDataAccess { .. })
     ));
-    let sp = engine.read_spanner_change_stream("Sp", None, 10).unwrap();
+    let sp = engine.spanner().read_change_stream("Sp", None, 10).unwrap();
     assert_eq!(sp.len(), 1);
     assert!(matches!(
-        engine.read_spanner_change_stream("Sp", Some(old_sp[0].sequence_number), 10),
+        engine
+            .spanner()
+            .read_change_stream("Sp", Some(old_sp[0].sequence_number), 10),
         Err(StreamError::TrimmedDataAccess { .. })
     ));
     // Continuing after the last record read before the trim still works.
     let after = engine
-        .read_spanner_change_stream("Sp", Some(old_sp[1].sequence_number), 10)
+        .spanner()
+        .read_change_stream("Sp", Some(old_sp[1].sequence_number), 10)
         .unwrap();
     assert_eq!(after.len(), 1);
     // Everything trimmed, then a reopen: numbering continues above the mark.
@@ -290,19 +312,21 @@ fn tablestore_and_spanner_records_are_trimmed_by_the_same_retention() {
     engine.trim_streams().unwrap();
     assert!(
         engine
-            .read_spanner_change_stream("Sp", None, 10)
+            .spanner()
+            .read_change_stream("Sp", None, 10)
             .unwrap()
             .is_empty()
     );
     engine.close().unwrap();
     let engine = open_with(dir.path(), &clock, 100_000);
     engine
+        .spanner()
         .insert_row(
             "Sp",
             SpannerRow::from([("Id".to_string(), SpannerValue::Int64(9))]),
         )
         .unwrap();
-    let again = engine.read_spanner_change_stream("Sp", None, 10).unwrap();
+    let again = engine.spanner().read_change_stream("Sp", None, 10).unwrap();
     assert_eq!(again.len(), 1);
     assert!(again[0].sequence_number > newest);
 }

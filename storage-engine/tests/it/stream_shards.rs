@@ -32,16 +32,26 @@ fn records_per_shard(n: u64) -> StreamOptions {
 }
 
 fn arn(engine: &Engine) -> String {
-    engine.latest_stream(TABLE).unwrap().unwrap().stream_arn
+    engine
+        .streams()
+        .latest_stream(TABLE)
+        .unwrap()
+        .unwrap()
+        .stream_arn
 }
 
 fn shards(engine: &Engine) -> Vec<Shard> {
-    engine.describe_stream(&arn(engine)).unwrap().shards
+    engine
+        .streams()
+        .describe_stream(&arn(engine))
+        .unwrap()
+        .shards
 }
 
 fn put(engine: &Engine, users: std::ops::Range<u32>) {
     for u in users {
         engine
+            .dynamodb()
             .put_item(TABLE, session(&format!("u{u}"), START_SECS + 9_999))
             .unwrap();
     }
@@ -61,6 +71,7 @@ fn drain_in(engine: &Engine, arn: &str, shard: &Shard) -> (Vec<SequenceNumber>, 
             records,
             next_position,
         } = engine
+            .streams()
             .get_records(arn, &shard.shard_id, position, 1000)
             .unwrap();
         let empty = records.is_empty();
@@ -172,9 +183,10 @@ fn get_records_returns_at_most_1000_records() {
     let items = (0..1500)
         .map(|i| session(&format!("u{i}"), START_SECS + 9_999))
         .collect();
-    engine.put_items(TABLE, items).unwrap();
+    engine.dynamodb().put_items(TABLE, items).unwrap();
     let shard = &shards(&engine)[0];
     let first = engine
+        .streams()
         .get_records(
             &arn(&engine),
             &shard.shard_id,
@@ -185,12 +197,14 @@ fn get_records_returns_at_most_1000_records() {
     assert_eq!(first.records.len(), MAX_GET_RECORDS);
     let next = first.next_position.unwrap();
     let second = engine
+        .streams()
         .get_records(&arn(&engine), &shard.shard_id, next, 5_000)
         .unwrap();
     assert_eq!(second.records.len(), 500);
     assert!(second.records[0].sequence_number > first.records[999].sequence_number);
     // A smaller limit is honoured.
     let few = engine
+        .streams()
         .get_records(
             &arn(&engine),
             &shard.shard_id,
@@ -208,10 +222,11 @@ fn get_records_returns_at_most_1_mb_of_size_bytes() {
     for i in 0..10 {
         let mut item = session(&format!("u{i}"), START_SECS + 9_999);
         item.insert("Data".to_string(), s(&big));
-        engine.put_item(TABLE, item).unwrap();
+        engine.dynamodb().put_item(TABLE, item).unwrap();
     }
     let shard = &shards(&engine)[0];
     let out = engine
+        .streams()
         .get_records(
             &arn(&engine),
             &shard.shard_id,
@@ -227,6 +242,7 @@ fn get_records_returns_at_most_1_mb_of_size_bytes() {
         "five 200 KB records fit in 1 MB, six do not"
     );
     let rest = engine
+        .streams()
         .get_records(
             &arn(&engine),
             &shard.shard_id,
@@ -249,6 +265,7 @@ fn iterator_positions() {
     let all = drain(&engine, &shard).0;
     let read = |p| {
         engine
+            .streams()
             .get_records(&arn, &shard.shard_id, p, 1000)
             .unwrap()
             .records
@@ -261,6 +278,7 @@ fn iterator_positions() {
     assert_eq!(read(StreamPosition::AfterSequenceNumber(all[1])), all[2..]);
     // LATEST: nothing now; the records written after it are read.
     let latest = engine
+        .streams()
         .shard_iterator(&arn, &shard.shard_id, StreamPosition::Latest)
         .unwrap();
     assert_eq!(latest, StreamPosition::AfterSequenceNumber(all[2]));
@@ -271,11 +289,13 @@ fn iterator_positions() {
     // shard has no next position (NextShardIterator null).
     put(&engine, 4..5);
     let closed = engine
+        .streams()
         .get_records(&arn, &shard.shard_id, latest, 1000)
         .unwrap();
     assert_eq!(closed.records.len(), 1);
     assert_eq!(closed.next_position, None);
     let end = engine
+        .streams()
         .get_records(&arn, &shard.shard_id, StreamPosition::Latest, 1000)
         .unwrap();
     assert!(end.records.is_empty());
@@ -283,7 +303,7 @@ fn iterator_positions() {
     // Bad requests.
     let child = shards(&engine)[1].clone();
     assert!(matches!(
-        engine.shard_iterator(
+        engine.streams().shard_iterator(
             &arn,
             &child.shard_id,
             StreamPosition::AtSequenceNumber(all[0])
@@ -291,7 +311,7 @@ fn iterator_positions() {
         Err(StreamError::SequenceNumberOutsideShard { .. })
     ));
     assert!(matches!(
-        engine.shard_iterator(
+        engine.streams().shard_iterator(
             &arn,
             "shardId-00000000000000000000-00000000",
             StreamPosition::TrimHorizon
@@ -299,11 +319,11 @@ fn iterator_positions() {
         Err(StreamError::ShardNotFound { .. })
     ));
     assert!(matches!(
-        engine.describe_stream("arn:aws:dynamodb:ddblocal:000000000000:table/SessionData/stream/2000-01-01T00:00:00.000"),
+        engine.streams().describe_stream("arn:aws:dynamodb:ddblocal:000000000000:table/SessionData/stream/2000-01-01T00:00:00.000"),
         Err(StreamError::StreamNotFound { .. })
     ));
     assert!(matches!(
-        engine.describe_stream("not-an-arn"),
+        engine.streams().describe_stream("not-an-arn"),
         Err(StreamError::InvalidStreamArn { .. })
     ));
 }
@@ -312,21 +332,30 @@ fn iterator_positions() {
 fn disabling_closes_the_shard_and_enabling_makes_a_new_stream() {
     let (_dir, _clock, engine) = setup(StreamViewType::KeysOnly);
     put(&engine, 0..2);
-    let first = engine.latest_stream(TABLE).unwrap().unwrap();
+    let first = engine.streams().latest_stream(TABLE).unwrap().unwrap();
     assert!(first.stream_arn.starts_with(
         "arn:aws:dynamodb:ddblocal:000000000000:table/SessionData/stream/2023-11-14T22:13:20.000"
     ));
     assert!(matches!(
-        engine.update_stream(TABLE, Some(StreamViewType::NewImage)),
+        engine
+            .dynamodb()
+            .update_stream(TABLE, Some(StreamViewType::NewImage)),
         Err(TableError::Invalid { .. })
     ));
-    engine.update_stream(TABLE, None).unwrap();
+    engine.dynamodb().update_stream(TABLE, None).unwrap();
     assert!(matches!(
-        engine.update_stream(TABLE, None),
+        engine.dynamodb().update_stream(TABLE, None),
         Err(TableError::Invalid { .. })
     ));
-    assert_eq!(engine.describe_table(TABLE).unwrap().stream_view_type, None);
-    let old = engine.describe_stream(&first.stream_arn).unwrap();
+    assert_eq!(
+        engine
+            .dynamodb()
+            .describe_table(TABLE)
+            .unwrap()
+            .stream_view_type,
+        None
+    );
+    let old = engine.streams().describe_stream(&first.stream_arn).unwrap();
     assert_eq!(old.stream_status, StreamStatus::Disabled);
     let (held, drained) = drain_in(&engine, &first.stream_arn, &old.shards[0]);
     assert_eq!(held.len(), 2);
@@ -339,15 +368,19 @@ fn disabling_closes_the_shard_and_enabling_makes_a_new_stream() {
     put(&engine, 2..3);
     // Re-enabling (same clock millisecond) makes a new stream with a new label.
     engine
+        .dynamodb()
         .update_stream(TABLE, Some(StreamViewType::NewAndOldImages))
         .unwrap();
     put(&engine, 3..4);
-    let second = engine.latest_stream(TABLE).unwrap().unwrap();
+    let second = engine.streams().latest_stream(TABLE).unwrap().unwrap();
     assert_ne!(second.stream_arn, first.stream_arn);
     assert_eq!(second.stream_label, "2023-11-14T22:13:20.001");
-    let streams = engine.list_streams(Some(TABLE)).unwrap();
+    let streams = engine.streams().list_streams(Some(TABLE)).unwrap();
     assert_eq!(streams, vec![first.clone(), second.clone()]);
-    let new = engine.describe_stream(&second.stream_arn).unwrap();
+    let new = engine
+        .streams()
+        .describe_stream(&second.stream_arn)
+        .unwrap();
     assert_eq!(new.stream_status, StreamStatus::Enabled);
     assert_eq!(new.stream_view_type, StreamViewType::NewAndOldImages);
     assert_eq!(new.shards.len(), 1);
@@ -357,7 +390,13 @@ fn disabling_closes_the_shard_and_enabling_makes_a_new_stream() {
     assert!(seqs[0] > held[1]);
     // The old stream is still readable, unchanged.
     assert_eq!(drain_in(&engine, &first.stream_arn, &old.shards[0]).0, held);
-    assert!(engine.list_streams(Some("NoSuchTable")).unwrap().is_empty());
+    assert!(
+        engine
+            .streams()
+            .list_streams(Some("NoSuchTable"))
+            .unwrap()
+            .is_empty()
+    );
 }
 
 #[test]
@@ -378,10 +417,10 @@ fn rotation_state_survives_reopen() {
     drop(engine);
     // A disabled stream stays disabled and closed after a reopen.
     let engine = open_with(dir.path(), &clock, records_per_shard(3));
-    engine.update_stream(TABLE, None).unwrap();
+    engine.dynamodb().update_stream(TABLE, None).unwrap();
     drop(engine);
     let engine = open_with(dir.path(), &clock, records_per_shard(3));
-    let d = engine.describe_stream(&arn(&engine)).unwrap();
+    let d = engine.streams().describe_stream(&arn(&engine)).unwrap();
     assert_eq!(d.stream_status, StreamStatus::Disabled);
     assert!(
         d.shards
@@ -398,8 +437,8 @@ fn deleting_a_table_leaves_its_stream_disabled_and_readable() {
         let engine = open_with(dir.path(), &clock, StreamOptions::default());
         session_table(&engine, StreamViewType::KeysOnly);
         put(&engine, 0..2);
-        let stream = engine.latest_stream(TABLE).unwrap().unwrap();
-        engine.delete_table(TABLE).unwrap();
+        let stream = engine.streams().latest_stream(TABLE).unwrap().unwrap();
+        engine.dynamodb().delete_table(TABLE).unwrap();
         stream
     };
     // After a reopen a new table of the same name gets a new stream; the
@@ -407,13 +446,20 @@ fn deleting_a_table_leaves_its_stream_disabled_and_readable() {
     let engine = open_with(dir.path(), &clock, StreamOptions::default());
     session_table(&engine, StreamViewType::KeysOnly);
     put(&engine, 5..6);
-    let old = engine.describe_stream(&stream.stream_arn).unwrap();
+    let old = engine
+        .streams()
+        .describe_stream(&stream.stream_arn)
+        .unwrap();
     assert_eq!(old.stream_status, StreamStatus::Disabled);
     let (held, drained) = drain_in(&engine, &stream.stream_arn, &old.shards[0]);
     assert_eq!((held.len(), drained), (2, true));
-    let new = engine.latest_stream(TABLE).unwrap().unwrap();
+    let new = engine.streams().latest_stream(TABLE).unwrap().unwrap();
     assert_ne!(new.stream_arn, stream.stream_arn);
-    let shard = &engine.describe_stream(&new.stream_arn).unwrap().shards[0];
+    let shard = &engine
+        .streams()
+        .describe_stream(&new.stream_arn)
+        .unwrap()
+        .shards[0];
     let (seqs, _) = drain_in(&engine, &new.stream_arn, shard);
     assert_eq!(
         seqs.len(),
@@ -422,6 +468,7 @@ fn deleting_a_table_leaves_its_stream_disabled_and_readable() {
     );
     assert_eq!(
         engine
+            .dynamodb()
             .read_stream(TABLE, StreamPosition::TrimHorizon, 10)
             .unwrap()
             .len(),

@@ -28,13 +28,14 @@ fn fill(engine: &Engine, table: &str, n: usize) {
     let items = (0..n)
         .map(|i| session(&format!("{table}-{i}"), START_SECS + 1))
         .collect();
-    engine.put_items(table, items).unwrap();
+    engine.dynamodb().put_items(table, items).unwrap();
 }
 
 /// The sequence numbers of `table`'s TTL REMOVE records (one engine-wide
 /// counter: they order deletions across tables).
 fn ttl_removes(engine: &Engine, table: &str) -> Vec<SequenceNumber> {
     engine
+        .dynamodb()
         .read_stream(table, StreamPosition::TrimHorizon, usize::MAX)
         .unwrap()
         .into_iter()
@@ -47,12 +48,14 @@ fn ttl_removes(engine: &Engine, table: &str) -> Vec<SequenceNumber> {
 fn a_pass_budget_is_shared_fairly_across_tables() {
     let (_dir, clock, engine) = setup(StreamViewType::KeysOnly);
     engine
+        .dynamodb()
         .create_table(
             TableDefinition::new("Small", "UserName", ScalarAttributeType::S)
                 .with_stream(StreamViewType::KeysOnly),
         )
         .unwrap();
     engine
+        .dynamodb()
         .update_time_to_live("Small", TimeToLiveSpecification::enabled(TTL_ATTR))
         .unwrap();
     fill(&engine, TABLE, 300);
@@ -93,7 +96,7 @@ fn pacing_bounds_deletions_per_second() {
     });
     wait_for(&sweeper, 40);
     sweeper.stop();
-    let deleted = 200 - engine.scan(TABLE).unwrap().len() as u64;
+    let deleted = 200 - engine.dynamodb().scan(TABLE).unwrap().len() as u64;
     // A full bucket (40) plus 40 per second of real time since the start.
     let allowed = 40 + (40.0 * started.elapsed().as_secs_f64()).ceil() as u64;
     assert!(deleted <= allowed, "{deleted} > {allowed}");
@@ -111,6 +114,7 @@ fn trigger_wakes_the_sweeper_and_lag_is_recorded() {
     });
     wait_for(&sweeper, 5);
     engine
+        .dynamodb()
         .put_item(TABLE, session("late", START_SECS + 3))
         .unwrap();
     clock.advance(Duration::from_secs(1));
@@ -121,7 +125,7 @@ fn trigger_wakes_the_sweeper_and_lag_is_recorded() {
     sweeper.stop();
     assert_eq!(lag.count(), 6);
     assert_eq!(lag.quantile_upper_bound_millis(1.0), Some(2_000));
-    assert!(engine.scan(TABLE).unwrap().is_empty());
+    assert!(engine.dynamodb().scan(TABLE).unwrap().is_empty());
 }
 
 #[test]
@@ -148,13 +152,15 @@ fn one_sweeper_and_one_lag_histogram_cover_all_three_models() {
     const DAY_MILLIS: u64 = 86_400_000;
     let (_dir, clock, engine) = setup(StreamViewType::KeysOnly);
     engine
-        .create_tablestore_table(
+        .tablestore()
+        .create_table(
             TablestoreTableDefinition::new("Ts", "id", ScalarAttributeType::S)
                 .with_options(TablestoreOptions::with_time_to_live_secs(86_400)),
         )
         .unwrap();
     engine
-        .create_spanner_table(
+        .spanner()
+        .create_table(
             SpannerTableDefinition::new("Sp")
                 .column("Id", SpannerType::Int64)
                 .column("CreatedAt", SpannerType::Timestamp)
@@ -165,6 +171,7 @@ fn one_sweeper_and_one_lag_histogram_cover_all_three_models() {
     fill(&engine, TABLE, 300);
     for i in 0..10 {
         engine
+            .tablestore()
             .put_row(
                 "Ts",
                 item(&[("id", s(&format!("r{i}")))]),
@@ -172,6 +179,7 @@ fn one_sweeper_and_one_lag_histogram_cover_all_three_models() {
             )
             .unwrap();
         engine
+            .spanner()
             .insert_row(
                 "Sp",
                 SpannerRow::from([
@@ -199,12 +207,13 @@ fn one_sweeper_and_one_lag_histogram_cover_all_three_models() {
     // test `one_budget_is_shared_across_the_three_models` in `dynamodb/sweep.rs`.)
     assert!(
         engine
+            .tablestore()
             .scan_rows("Ts", ReadOptions::default())
             .unwrap()
             .is_empty()
     );
-    assert!(engine.scan_spanner_table("Sp").unwrap().is_empty());
-    assert!(engine.scan(TABLE).unwrap().is_empty());
+    assert!(engine.spanner().scan_table("Sp").unwrap().is_empty());
+    assert!(engine.dynamodb().scan(TABLE).unwrap().is_empty());
     // One histogram: 20 rows 2 s late, 300 items more than an hour late.
     assert_eq!(lag.count(), 320);
     let counted: Vec<_> = lag.buckets().filter(|(_, c)| *c > 0).collect();

@@ -1,4 +1,4 @@
-//! `Engine::sweeper_lag_millis`: the age of the oldest expired, not yet deleted item.
+//! `DynamoDb::sweeper_lag_millis`: the age of the oldest expired, not yet deleted item.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -32,6 +32,7 @@ fn sessions(dir: &std::path::Path) -> (Engine, Arc<ManualClock>) {
     )
     .expect("open");
     engine
+        .dynamodb()
         .create_table(TableDefinition::new(
             "Sessions",
             "id",
@@ -46,11 +47,15 @@ fn lag_is_the_age_of_the_oldest_unswept_expiry_and_zero_after_a_sweep() {
     let dir = tempfile::tempdir().expect("tempdir");
     let (engine, clock) = sessions(dir.path());
     assert_eq!(
-        engine.sweeper_lag_millis("Sessions").expect("lag"),
+        engine
+            .dynamodb()
+            .sweeper_lag_millis("Sessions")
+            .expect("lag"),
         0,
         "TTL off"
     );
     engine
+        .dynamodb()
         .update_time_to_live(
             "Sessions",
             TimeToLiveSpecification {
@@ -60,26 +65,40 @@ fn lag_is_the_age_of_the_oldest_unswept_expiry_and_zero_after_a_sweep() {
         )
         .expect("ttl");
     engine
+        .dynamodb()
         .put_item("Sessions", item("a", 1_000_000_010))
         .expect("put");
     engine
+        .dynamodb()
         .put_item("Sessions", item("b", 1_000_000_030))
         .expect("put");
     assert_eq!(
-        engine.sweeper_lag_millis("Sessions").expect("lag"),
+        engine
+            .dynamodb()
+            .sweeper_lag_millis("Sessions")
+            .expect("lag"),
         0,
         "nothing expired yet"
     );
 
     clock.advance(Duration::from_secs(40));
     assert_eq!(
-        engine.sweeper_lag_millis("Sessions").expect("lag"),
+        engine
+            .dynamodb()
+            .sweeper_lag_millis("Sessions")
+            .expect("lag"),
         30_000,
         "a expired 30 s ago"
     );
     engine.sweep_now().expect("sweep");
-    assert_eq!(engine.sweeper_lag_millis("Sessions").expect("lag"), 0);
-    assert!(engine.sweeper_lag_millis("missing").is_err());
+    assert_eq!(
+        engine
+            .dynamodb()
+            .sweeper_lag_millis("Sessions")
+            .expect("lag"),
+        0
+    );
+    assert!(engine.dynamodb().sweeper_lag_millis("missing").is_err());
 }
 
 #[test]
@@ -87,41 +106,65 @@ fn lag_sees_items_written_behind_the_sweeper_after_a_pass() {
     let dir = tempfile::tempdir().expect("tempdir");
     let (engine, clock) = sessions(dir.path());
     engine
+        .dynamodb()
         .update_time_to_live("Sessions", TimeToLiveSpecification::enabled("ttl"))
         .expect("ttl");
     for i in 0..50 {
         engine
+            .dynamodb()
             .put_item("Sessions", item(&format!("m{i:02}"), 1_000_000_020))
             .expect("put");
     }
     clock.advance(Duration::from_secs(60));
     assert_eq!(engine.sweep_now().expect("sweep").deleted, 50);
-    assert_eq!(engine.sweeper_lag_millis("Sessions").expect("lag"), 0);
+    assert_eq!(
+        engine
+            .dynamodb()
+            .sweeper_lag_millis("Sessions")
+            .expect("lag"),
+        0
+    );
     // Written after the pass, expiring in the seconds it swept and before
     // them, at keys below and above the ones it deleted.
     engine
+        .dynamodb()
         .put_item("Sessions", item("z", 1_000_000_020))
         .expect("put");
     assert_eq!(
-        engine.sweeper_lag_millis("Sessions").expect("lag"),
+        engine
+            .dynamodb()
+            .sweeper_lag_millis("Sessions")
+            .expect("lag"),
         40_000,
         "an item of the swept second"
     );
     engine
+        .dynamodb()
         .put_item("Sessions", item("a", 1_000_000_005))
         .expect("put");
     assert_eq!(
-        engine.sweeper_lag_millis("Sessions").expect("lag"),
+        engine
+            .dynamodb()
+            .sweeper_lag_millis("Sessions")
+            .expect("lag"),
         55_000,
         "an item older than everything swept"
     );
     assert_eq!(engine.sweep_now().expect("sweep").deleted, 2);
-    assert_eq!(engine.sweeper_lag_millis("Sessions").expect("lag"), 0);
+    assert_eq!(
+        engine
+            .dynamodb()
+            .sweeper_lag_millis("Sessions")
+            .expect("lag"),
+        0
+    );
     // Disabling and enabling TTL rebuilds the index: the lag starts over.
     engine
+        .dynamodb()
         .put_item("Sessions", item("b", 1_000_000_001))
         .expect("put");
     engine
+        .dynamodb()
         .update_time_to_live(
             "Sessions",
             TimeToLiveSpecification {
@@ -133,10 +176,14 @@ fn lag_sees_items_written_behind_the_sweeper_after_a_pass() {
     // The purge of the index, by a pass (which deletes nothing: TTL is off).
     assert_eq!(engine.sweep_now().expect("sweep").deleted, 0);
     engine
+        .dynamodb()
         .update_time_to_live("Sessions", TimeToLiveSpecification::enabled("ttl"))
         .expect("ttl on");
     assert_eq!(
-        engine.sweeper_lag_millis("Sessions").expect("lag"),
+        engine
+            .dynamodb()
+            .sweeper_lag_millis("Sessions")
+            .expect("lag"),
         0,
         "nothing indexed until the sweeper builds the index"
     );
@@ -148,6 +195,7 @@ fn lag_sees_items_written_behind_the_sweeper_after_a_pass() {
     });
     for _ in 0..1_000 {
         if !engine
+            .dynamodb()
             .time_to_live_index_building("Sessions")
             .expect("table")
         {
@@ -157,7 +205,10 @@ fn lag_sees_items_written_behind_the_sweeper_after_a_pass() {
     }
     sweeper.stop();
     assert_eq!(
-        engine.sweeper_lag_millis("Sessions").expect("lag"),
+        engine
+            .dynamodb()
+            .sweeper_lag_millis("Sessions")
+            .expect("lag"),
         59_000,
         "an item indexed again when TTL was enabled"
     );

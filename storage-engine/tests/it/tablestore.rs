@@ -27,7 +27,8 @@ fn setup(options: TablestoreOptions) -> (tempfile::TempDir, Arc<ManualClock>, En
     )
     .unwrap();
     engine
-        .create_tablestore_table(
+        .tablestore()
+        .create_table(
             TablestoreTableDefinition::new("T", "id", ScalarAttributeType::S)
                 .with_options(options)
                 .with_stream(StreamViewType::NewAndOldImages),
@@ -56,12 +57,14 @@ fn ttl_day(max_versions: u32) -> TablestoreOptions {
 fn invalid_options_name_the_option_and_range() {
     let (_d, _c, engine) = setup(TablestoreOptions::default());
     let err = engine
+        .tablestore()
         .update_table_options("T", TablestoreOptions::with_time_to_live_secs(100))
         .unwrap_err();
     assert!(
         matches!(&err, TableError::Invalid { message, .. } if message.contains("time_to_live") && message.contains("86400"))
     );
     let err = engine
+        .tablestore()
         .update_table_options(
             "T",
             TablestoreOptions {
@@ -79,6 +82,7 @@ fn invalid_options_name_the_option_and_range() {
 fn version_outside_window_is_rejected_naming_column_and_range() {
     let (_d, _c, engine) = setup(ttl_day(1));
     let err = engine
+        .tablestore()
         .put_row("T", pk("a"), vec![PutColumn::at("col", n(1), NOW + DAY)])
         .unwrap_err();
     let expected = format!("[{}, {}) ms", NOW - DAY, NOW + DAY);
@@ -87,6 +91,7 @@ fn version_outside_window_is_rejected_naming_column_and_range() {
         "{err}"
     );
     let err = engine
+        .tablestore()
         .put_row(
             "T",
             pk("a"),
@@ -95,6 +100,7 @@ fn version_outside_window_is_rejected_naming_column_and_range() {
         .unwrap_err();
     assert!(matches!(err, WriteError::Validation { .. }));
     engine
+        .tablestore()
         .put_row("T", pk("a"), vec![PutColumn::at("col", n(1), NOW - DAY)])
         .unwrap();
 }
@@ -103,17 +109,20 @@ fn version_outside_window_is_rejected_naming_column_and_range() {
 fn expired_versions_are_hidden_before_deletion() {
     let (_d, clock, engine) = setup(ttl_day(1));
     engine
+        .tablestore()
         .put_row("T", pk("a"), vec![PutColumn::new("col", n(1))])
         .unwrap();
     clock.advance(Duration::from_millis(DAY as u64 + 1));
     assert_eq!(
         engine
+            .tablestore()
             .get_row("T", &pk("a"), ReadOptions::default())
             .unwrap(),
         None
     );
     assert!(
         engine
+            .tablestore()
             .scan_rows("T", ReadOptions::default())
             .unwrap()
             .is_empty()
@@ -128,18 +137,23 @@ fn reads_hide_versions_beyond_max_versions_and_can_ask_for_several() {
         PutColumn::at("col", n(2), NOW - 2),
         PutColumn::at("col", n(3), NOW - 1),
     ];
-    engine.put_row("T", pk("a"), cols).unwrap();
+    engine.tablestore().put_row("T", pk("a"), cols).unwrap();
     let read = ReadOptions {
         max_versions: 10,
         time_range: None,
     };
-    let row = engine.get_row("T", &pk("a"), read).unwrap().unwrap();
+    let row = engine
+        .tablestore()
+        .get_row("T", &pk("a"), read)
+        .unwrap()
+        .unwrap();
     let got: Vec<i64> = row.columns["col"]
         .iter()
         .map(|c| c.version_millis)
         .collect();
     assert_eq!(got, vec![NOW - 1, NOW - 2]);
     let one = engine
+        .tablestore()
         .get_row("T", &pk("a"), ReadOptions::default())
         .unwrap()
         .unwrap();
@@ -151,7 +165,11 @@ fn reads_hide_versions_beyond_max_versions_and_can_ask_for_several() {
             end_millis: NOW - 1,
         }),
     };
-    let row = engine.get_row("T", &pk("a"), ranged).unwrap().unwrap();
+    let row = engine
+        .tablestore()
+        .get_row("T", &pk("a"), ranged)
+        .unwrap()
+        .unwrap();
     assert_eq!(row.columns["col"].len(), 1);
     assert_eq!(row.columns["col"][0].value, n(2));
 }
@@ -160,16 +178,19 @@ fn reads_hide_versions_beyond_max_versions_and_can_ask_for_several() {
 fn raising_ttl_reveals_versions_not_yet_deleted() {
     let (_d, clock, engine) = setup(ttl_day(1));
     engine
+        .tablestore()
         .put_row("T", pk("a"), vec![PutColumn::new("col", n(1))])
         .unwrap();
     clock.advance(Duration::from_millis(2 * DAY as u64));
     assert!(
         engine
+            .tablestore()
             .get_row("T", &pk("a"), ReadOptions::default())
             .unwrap()
             .is_none()
     );
     engine
+        .tablestore()
         .update_table_options(
             "T",
             TablestoreOptions {
@@ -179,6 +200,7 @@ fn raising_ttl_reveals_versions_not_yet_deleted() {
         )
         .unwrap();
     let row = engine
+        .tablestore()
         .get_row("T", &pk("a"), ReadOptions::default())
         .unwrap();
     assert!(row.is_some());
@@ -188,9 +210,11 @@ fn raising_ttl_reveals_versions_not_yet_deleted() {
 fn sweeper_deletes_fully_expired_row_with_one_system_record() {
     let (_d, clock, engine) = setup(ttl_day(1));
     engine
+        .tablestore()
         .put_row("T", pk("a"), vec![PutColumn::new("col", n(1))])
         .unwrap();
     engine
+        .tablestore()
         .put_row(
             "T",
             pk("b"),
@@ -201,7 +225,8 @@ fn sweeper_deletes_fully_expired_row_with_one_system_record() {
     assert_eq!(engine.sweep_now().unwrap().deleted, 1);
     assert_eq!(engine.sweep_now().unwrap().deleted, 0);
     let records = engine
-        .read_tablestore_stream("T", StreamPosition::TrimHorizon, 10)
+        .tablestore()
+        .read_stream("T", StreamPosition::TrimHorizon, 10)
         .unwrap();
     let removes: Vec<_> = records
         .iter()
@@ -212,6 +237,7 @@ fn sweeper_deletes_fully_expired_row_with_one_system_record() {
     assert_eq!(removes[0].keys, pk("a"));
     assert!(
         engine
+            .tablestore()
             .get_row("T", &pk("b"), ReadOptions::default())
             .unwrap()
             .is_some()
@@ -222,6 +248,7 @@ fn sweeper_deletes_fully_expired_row_with_one_system_record() {
 fn sweeper_prunes_old_versions_without_a_record_and_user_delete_is_untagged() {
     let (_d, _c, engine) = setup(ttl_day(1));
     engine
+        .tablestore()
         .put_row(
             "T",
             pk("a"),
@@ -232,6 +259,7 @@ fn sweeper_prunes_old_versions_without_a_record_and_user_delete_is_untagged() {
         )
         .unwrap();
     engine
+        .tablestore()
         .update_table_options(
             "T",
             TablestoreOptions {
@@ -246,6 +274,7 @@ fn sweeper_prunes_old_versions_without_a_record_and_user_delete_is_untagged() {
     };
     assert_eq!(
         engine
+            .tablestore()
             .get_row("T", &pk("a"), read)
             .unwrap()
             .unwrap()
@@ -253,9 +282,13 @@ fn sweeper_prunes_old_versions_without_a_record_and_user_delete_is_untagged() {
             .len(),
         2
     );
-    engine.update_table_options("T", ttl_day(1)).unwrap();
+    engine
+        .tablestore()
+        .update_table_options("T", ttl_day(1))
+        .unwrap();
     assert_eq!(engine.sweep_now().unwrap().deleted, 0);
     engine
+        .tablestore()
         .update_table_options(
             "T",
             TablestoreOptions {
@@ -266,6 +299,7 @@ fn sweeper_prunes_old_versions_without_a_record_and_user_delete_is_untagged() {
         .unwrap();
     assert_eq!(
         engine
+            .tablestore()
             .get_row("T", &pk("a"), read)
             .unwrap()
             .unwrap()
@@ -273,9 +307,10 @@ fn sweeper_prunes_old_versions_without_a_record_and_user_delete_is_untagged() {
             .len(),
         1
     );
-    assert!(engine.delete_row("T", &pk("a")).unwrap());
+    assert!(engine.tablestore().delete_row("T", &pk("a")).unwrap());
     let records = engine
-        .read_tablestore_stream("T", StreamPosition::TrimHorizon, 10)
+        .tablestore()
+        .read_stream("T", StreamPosition::TrimHorizon, 10)
         .unwrap();
     assert_eq!(records.len(), 2);
     assert!(records[1].event_name == EventName::Remove && records[1].user_identity.is_none());

@@ -16,76 +16,133 @@ use ttlstream_engine::{
 fn expired_item_stays_visible_until_swept() {
     let (_dir, clock, engine) = setup(StreamViewType::NewAndOldImages);
     engine
+        .dynamodb()
         .put_item(TABLE, session("alice", START_SECS + 10))
         .unwrap();
     clock.advance(Duration::from_secs(11));
 
-    assert!(engine.get_item(TABLE, &key("alice")).unwrap().is_some());
-    assert_eq!(engine.query(TABLE, &s("alice")).unwrap().len(), 1);
-    assert_eq!(engine.scan(TABLE).unwrap().len(), 1);
-    assert_eq!(engine.expired_backlog(TABLE).unwrap(), 1);
+    assert!(
+        engine
+            .dynamodb()
+            .get_item(TABLE, &key("alice"))
+            .unwrap()
+            .is_some()
+    );
+    assert_eq!(
+        engine.dynamodb().query(TABLE, &s("alice")).unwrap().len(),
+        1
+    );
+    assert_eq!(engine.dynamodb().scan(TABLE).unwrap().len(), 1);
+    assert_eq!(engine.dynamodb().expired_backlog(TABLE).unwrap(), 1);
 
     assert_eq!(engine.sweep_now().unwrap().deleted, 1);
-    assert!(engine.get_item(TABLE, &key("alice")).unwrap().is_none());
-    assert_eq!(engine.expired_backlog(TABLE).unwrap(), 0);
+    assert!(
+        engine
+            .dynamodb()
+            .get_item(TABLE, &key("alice"))
+            .unwrap()
+            .is_none()
+    );
+    assert_eq!(engine.dynamodb().expired_backlog(TABLE).unwrap(), 0);
 }
 
 #[test]
 fn not_yet_expired_items_survive_a_sweep() {
     let (_dir, clock, engine) = setup(StreamViewType::KeysOnly);
     engine
+        .dynamodb()
         .put_item(TABLE, session("bob", START_SECS + 100))
         .unwrap();
     clock.advance(Duration::from_secs(50));
     assert_eq!(engine.sweep_now().unwrap().deleted, 0);
-    assert!(engine.get_item(TABLE, &key("bob")).unwrap().is_some());
+    assert!(
+        engine
+            .dynamodb()
+            .get_item(TABLE, &key("bob"))
+            .unwrap()
+            .is_some()
+    );
 }
 
 #[test]
 fn update_moving_ttl_to_future_rescues_expired_item() {
     let (_dir, clock, engine) = setup(StreamViewType::NewAndOldImages);
     engine
+        .dynamodb()
         .put_item(TABLE, session("carol", START_SECS + 10))
         .unwrap();
     clock.advance(Duration::from_secs(20));
     let update = Update::default().set(TTL_ATTR, n(START_SECS + 1000));
-    engine.update_item(TABLE, &key("carol"), update).unwrap();
+    engine
+        .dynamodb()
+        .update_item(TABLE, &key("carol"), update)
+        .unwrap();
 
-    assert_eq!(engine.expired_backlog(TABLE).unwrap(), 0);
+    assert_eq!(engine.dynamodb().expired_backlog(TABLE).unwrap(), 0);
     assert_eq!(engine.sweep_now().unwrap().deleted, 0);
-    assert!(engine.get_item(TABLE, &key("carol")).unwrap().is_some());
+    assert!(
+        engine
+            .dynamodb()
+            .get_item(TABLE, &key("carol"))
+            .unwrap()
+            .is_some()
+    );
 
     clock.advance(Duration::from_secs(1000));
     assert_eq!(engine.sweep_now().unwrap().deleted, 1);
-    assert!(engine.get_item(TABLE, &key("carol")).unwrap().is_none());
+    assert!(
+        engine
+            .dynamodb()
+            .get_item(TABLE, &key("carol"))
+            .unwrap()
+            .is_none()
+    );
 }
 
 #[test]
 fn update_removing_ttl_attribute_rescues_expired_item() {
     let (_dir, clock, engine) = setup(StreamViewType::NewAndOldImages);
     engine
+        .dynamodb()
         .put_item(TABLE, session("dave", START_SECS + 10))
         .unwrap();
     clock.advance(Duration::from_secs(20));
     engine
+        .dynamodb()
         .update_item(TABLE, &key("dave"), Update::default().remove(TTL_ATTR))
         .unwrap();
     clock.advance(Duration::from_secs(86_400 * 365));
     assert_eq!(engine.sweep_now().unwrap().deleted, 0);
-    assert!(engine.get_item(TABLE, &key("dave")).unwrap().is_some());
+    assert!(
+        engine
+            .dynamodb()
+            .get_item(TABLE, &key("dave"))
+            .unwrap()
+            .is_some()
+    );
 }
 
 #[test]
 fn update_changing_ttl_to_a_string_rescues_expired_item() {
     let (_dir, clock, engine) = setup(StreamViewType::KeysOnly);
     engine
+        .dynamodb()
         .put_item(TABLE, session("erin", START_SECS + 10))
         .unwrap();
     clock.advance(Duration::from_secs(20));
     let update = Update::default().set(TTL_ATTR, s("1700000010"));
-    engine.update_item(TABLE, &key("erin"), update).unwrap();
+    engine
+        .dynamodb()
+        .update_item(TABLE, &key("erin"), update)
+        .unwrap();
     assert_eq!(engine.sweep_now().unwrap().deleted, 0);
-    assert!(engine.get_item(TABLE, &key("erin")).unwrap().is_some());
+    assert!(
+        engine
+            .dynamodb()
+            .get_item(TABLE, &key("erin"))
+            .unwrap()
+            .is_some()
+    );
 }
 
 #[test]
@@ -95,11 +152,16 @@ fn enabling_ttl_indexes_existing_items_and_disabling_stops_expiry() {
         attribute_name: TTL_ATTR.into(),
         enabled: false,
     };
-    engine.update_time_to_live(TABLE, off.clone()).unwrap();
     engine
+        .dynamodb()
+        .update_time_to_live(TABLE, off.clone())
+        .unwrap();
+    engine
+        .dynamodb()
         .put_item(TABLE, session("old1", START_SECS + 5))
         .unwrap();
     engine
+        .dynamodb()
         .put_item(TABLE, session("old2", START_SECS + 5))
         .unwrap();
     clock.advance(Duration::from_secs(10));
@@ -108,38 +170,64 @@ fn enabling_ttl_indexes_existing_items_and_disabling_stops_expiry() {
         0,
         "TTL disabled: nothing expires"
     );
-    assert_eq!(engine.expired_backlog(TABLE).unwrap(), 0);
+    assert_eq!(engine.dynamodb().expired_backlog(TABLE).unwrap(), 0);
 
     engine
+        .dynamodb()
         .update_time_to_live(TABLE, TimeToLiveSpecification::enabled(TTL_ATTR))
         .unwrap();
     // The call only commits the setting; a sweep pass indexes the items
     // already there, then deletes those expired.
-    assert!(engine.time_to_live_index_building(TABLE).unwrap());
-    assert_eq!(engine.expired_backlog(TABLE).unwrap(), 0);
-    engine.delete_item(TABLE, &key("old2")).unwrap();
+    assert!(
+        engine
+            .dynamodb()
+            .time_to_live_index_building(TABLE)
+            .unwrap()
+    );
+    assert_eq!(engine.dynamodb().expired_backlog(TABLE).unwrap(), 0);
+    engine.dynamodb().delete_item(TABLE, &key("old2")).unwrap();
     assert_eq!(engine.sweep_now().unwrap().deleted, 1);
-    assert!(!engine.time_to_live_index_building(TABLE).unwrap());
+    assert!(
+        !engine
+            .dynamodb()
+            .time_to_live_index_building(TABLE)
+            .unwrap()
+    );
 
     engine
+        .dynamodb()
         .put_item(TABLE, session("later", START_SECS + 20))
         .unwrap();
-    engine.update_time_to_live(TABLE, off.clone()).unwrap();
-    assert_eq!(engine.describe_time_to_live(TABLE).unwrap(), Some(off));
+    engine
+        .dynamodb()
+        .update_time_to_live(TABLE, off.clone())
+        .unwrap();
+    assert_eq!(
+        engine.dynamodb().describe_time_to_live(TABLE).unwrap(),
+        Some(off)
+    );
     clock.advance(Duration::from_secs(100));
     assert_eq!(engine.sweep_now().unwrap().deleted, 0);
-    assert!(engine.get_item(TABLE, &key("later")).unwrap().is_some());
+    assert!(
+        engine
+            .dynamodb()
+            .get_item(TABLE, &key("later"))
+            .unwrap()
+            .is_some()
+    );
 }
 
 #[test]
 fn enabling_on_another_attribute_requires_disabling_first() {
     let (_dir, _clock, engine) = setup(StreamViewType::KeysOnly);
     let err = engine
+        .dynamodb()
         .update_time_to_live(TABLE, TimeToLiveSpecification::enabled("other"))
         .unwrap_err();
     assert!(err.to_string().contains(TTL_ATTR), "{err}");
     // Re-enabling the same attribute is a no-op.
     engine
+        .dynamodb()
         .update_time_to_live(TABLE, TimeToLiveSpecification::enabled(TTL_ATTR))
         .unwrap();
 }
@@ -154,15 +242,19 @@ fn every_swept_item_has_exactly_one_ttl_remove_record_and_vice_versa() {
         if expiry < START_SECS + 35 {
             expected_gone.insert(user.clone());
         }
-        engine.put_item(TABLE, session(&user, expiry)).unwrap();
+        engine
+            .dynamodb()
+            .put_item(TABLE, session(&user, expiry))
+            .unwrap();
     }
-    engine.delete_item(TABLE, &key("u0000")).unwrap();
+    engine.dynamodb().delete_item(TABLE, &key("u0000")).unwrap();
     expected_gone.remove("u0000");
     clock.advance(Duration::from_secs(35));
     let report = engine.sweep_now().unwrap();
     assert_eq!(report.deleted as usize, expected_gone.len());
 
     let records = engine
+        .dynamodb()
         .read_stream(TABLE, StreamPosition::TrimHorizon, usize::MAX)
         .unwrap();
     let ttl_removed: Vec<String> = records
@@ -173,7 +265,13 @@ fn every_swept_item_has_exactly_one_ttl_remove_record_and_vice_versa() {
     let unique: BTreeSet<String> = ttl_removed.iter().cloned().collect();
     assert_eq!(unique.len(), ttl_removed.len(), "one record per swept item");
     assert_eq!(unique, expected_gone);
-    let remaining: BTreeSet<String> = engine.scan(TABLE).unwrap().iter().map(user_of).collect();
+    let remaining: BTreeSet<String> = engine
+        .dynamodb()
+        .scan(TABLE)
+        .unwrap()
+        .iter()
+        .map(user_of)
+        .collect();
     for user in &unique {
         assert!(!remaining.contains(user), "{user} swept but still present");
     }
@@ -199,7 +297,7 @@ fn passes_that_spend_their_budget_follow_each_other_at_once() {
     let items = (0..50)
         .map(|i| session(&format!("u{i}"), START_SECS))
         .collect();
-    engine.put_items(TABLE, items).unwrap();
+    engine.dynamodb().put_items(TABLE, items).unwrap();
     clock.advance(Duration::from_secs(1));
     let sweeper = engine.start_sweeper(SweeperOptions {
         interval: Duration::from_secs(3600),
@@ -214,8 +312,8 @@ fn passes_that_spend_their_budget_follow_each_other_at_once() {
         std::thread::sleep(Duration::from_millis(10));
     }
     sweeper.stop();
-    assert!(engine.scan(TABLE).unwrap().is_empty());
-    assert_eq!(engine.expired_backlog(TABLE).unwrap(), 0);
+    assert!(engine.dynamodb().scan(TABLE).unwrap().is_empty());
+    assert_eq!(engine.dynamodb().expired_backlog(TABLE).unwrap(), 0);
 }
 
 /// Enabling TTL on a table that holds items indexes them in the sweeper's
@@ -229,12 +327,13 @@ fn the_background_sweeper_builds_the_index_of_a_table_ttl_was_enabled_on() {
         attribute_name: TTL_ATTR.into(),
         enabled: false,
     };
-    engine.update_time_to_live(TABLE, off).unwrap();
+    engine.dynamodb().update_time_to_live(TABLE, off).unwrap();
     let items = (0..95)
         .map(|i| session(&format!("u{i:02}"), START_SECS + (i % 2) * 60))
         .collect();
-    engine.put_items(TABLE, items).unwrap();
+    engine.dynamodb().put_items(TABLE, items).unwrap();
     engine
+        .dynamodb()
         .update_time_to_live(TABLE, TimeToLiveSpecification::enabled(TTL_ATTR))
         .unwrap();
     clock.advance(Duration::from_millis(1_500)); // the even ones expired
@@ -244,19 +343,30 @@ fn the_background_sweeper_builds_the_index_of_a_table_ttl_was_enabled_on() {
         ..SweeperOptions::default()
     });
     for _ in 0..1_000 {
-        if sweeper.deleted_total() == 48 && !engine.time_to_live_index_building(TABLE).unwrap() {
+        if sweeper.deleted_total() == 48
+            && !engine
+                .dynamodb()
+                .time_to_live_index_building(TABLE)
+                .unwrap()
+        {
             break;
         }
         std::thread::sleep(Duration::from_millis(10));
     }
     sweeper.stop();
-    assert!(!engine.time_to_live_index_building(TABLE).unwrap());
+    assert!(
+        !engine
+            .dynamodb()
+            .time_to_live_index_building(TABLE)
+            .unwrap()
+    );
     assert_eq!(
-        engine.scan(TABLE).unwrap().len(),
+        engine.dynamodb().scan(TABLE).unwrap().len(),
         47,
         "the odd ones are not due"
     );
     let records = engine
+        .dynamodb()
         .read_stream(TABLE, StreamPosition::TrimHorizon, usize::MAX)
         .unwrap();
     let ttl_removes: BTreeSet<String> = records
@@ -272,6 +382,7 @@ fn the_background_sweeper_builds_the_index_of_a_table_ttl_was_enabled_on() {
 fn background_sweeper_deletes_and_stops() {
     let (_dir, clock, engine) = setup(StreamViewType::KeysOnly);
     engine
+        .dynamodb()
         .put_item(TABLE, session("a", START_SECS + 1))
         .unwrap();
     let sweeper = engine.start_sweeper(SweeperOptions {
@@ -288,7 +399,7 @@ fn background_sweeper_deletes_and_stops() {
     }
     assert_eq!(sweeper.deleted_total(), 1);
     drop(sweeper);
-    assert!(engine.scan(TABLE).unwrap().is_empty());
+    assert!(engine.dynamodb().scan(TABLE).unwrap().is_empty());
 }
 
 #[test]
@@ -296,12 +407,14 @@ fn values_more_than_five_years_old_never_expire() {
     let (_dir, _clock, engine) = setup(StreamViewType::KeysOnly);
     let six_years = 6 * 365 * 86_400;
     engine
+        .dynamodb()
         .put_item(TABLE, session("ancient", START_SECS - six_years))
         .unwrap();
     engine
+        .dynamodb()
         .put_item(TABLE, session("millis", START_SECS * 1000 - 5))
         .unwrap();
-    assert_eq!(engine.expired_backlog(TABLE).unwrap(), 0);
+    assert_eq!(engine.dynamodb().expired_backlog(TABLE).unwrap(), 0);
     assert_eq!(engine.sweep_now().unwrap().deleted, 0);
-    assert_eq!(engine.scan(TABLE).unwrap().len(), 2);
+    assert_eq!(engine.dynamodb().scan(TABLE).unwrap().len(), 2);
 }

@@ -30,6 +30,7 @@ async fn demo_archives_exactly_the_expired_items_once() {
         items: ITEMS,
         speed: 20_000.0,
         period_secs: 600,
+        model: ttlstream::sources::engine::TtlModel::Dynamodb,
     };
     let summary = demo::run(&options).await.expect("demo runs");
     assert!(summary.is_complete(), "{summary}");

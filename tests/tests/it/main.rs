@@ -13,3 +13,4 @@ mod s3_outage;
 mod s3_sink;
 mod serve_fair_sweep;
 mod sidecar_restart;
+mod tablestore_ttl_life;

@@ -41,6 +41,7 @@ const SMALL_ITEMS: usize = 10;
 /// that the stream holds the TTL deletions only.
 fn fill(engine: &Engine, table: &str, count: usize) {
     engine
+        .dynamodb()
         .create_table(TableDefinition::new(
             table,
             "UserName",
@@ -48,6 +49,7 @@ fn fill(engine: &Engine, table: &str, count: usize) {
         ))
         .expect("CreateTable");
     engine
+        .dynamodb()
         .update_time_to_live(table, TimeToLiveSpecification::enabled("ExpirationTime"))
         .expect("UpdateTimeToLive");
     let expired = (engine.clock().now_millis() / 1000 - 60).to_string();
@@ -66,9 +68,13 @@ fn fill(engine: &Engine, table: &str, count: usize) {
                 ]))
             })
             .collect();
-        engine.put_items(table, items).expect("put_items");
+        engine
+            .dynamodb()
+            .put_items(table, items)
+            .expect("put_items");
     }
     engine
+        .dynamodb()
         .update_stream(table, Some(StreamViewType::KeysOnly))
         .expect("enable the stream");
 }

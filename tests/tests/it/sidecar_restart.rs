@@ -39,6 +39,7 @@ fn prepare(data_dir: &Path) -> BTreeSet<(String, String)> {
         .as_secs() as i64;
     let engine = Engine::open(data_dir, EngineOptions::default()).expect("open engine");
     engine
+        .dynamodb()
         .create_table(
             TableDefinition::new("Events", "pk", ScalarAttributeType::S)
                 .with_sort_key("sk", ScalarAttributeType::S)
@@ -46,6 +47,7 @@ fn prepare(data_dir: &Path) -> BTreeSet<(String, String)> {
         )
         .expect("create table");
     engine
+        .dynamodb()
         .update_time_to_live(
             "Events",
             TimeToLiveSpecification {
@@ -71,7 +73,7 @@ fn prepare(data_dir: &Path) -> BTreeSet<(String, String)> {
     for i in 0..USER_DELETED {
         items.push(item("user", &format!("deleted-{i:05}"), None));
     }
-    engine.put_items("Events", items).expect("put");
+    engine.dynamodb().put_items("Events", items).expect("put");
     for i in 0..USER_DELETED {
         let key = Item::from(HashMap::from([
             ("pk".to_string(), AttributeValue::S("user".into())),
@@ -80,7 +82,10 @@ fn prepare(data_dir: &Path) -> BTreeSet<(String, String)> {
                 AttributeValue::S(format!("deleted-{i:05}")),
             ),
         ]));
-        engine.delete_item("Events", &key).expect("user delete");
+        engine
+            .dynamodb()
+            .delete_item("Events", &key)
+            .expect("user delete");
     }
     engine.persist().expect("persist");
     expired
@@ -205,6 +210,6 @@ fn sidecar_killed_twice_loses_nothing_and_duplicates_nothing() {
 
     // The engine agrees: the expired items are gone, the live ones are not.
     let engine = Engine::open(dir.path().join("data"), EngineOptions::default()).expect("reopen");
-    let left = engine.scan("Events").expect("scan");
+    let left = engine.dynamodb().scan("Events").expect("scan");
     assert_eq!(left.len(), ALIVE);
 }

@@ -22,6 +22,12 @@ pub struct EngineSourceConfig {
     pub data_dir: Option<PathBuf>,
     /// The table whose stream is read. It must exist and have a stream.
     pub table: String,
+    /// The TTL model `table` belongs to: `"dynamodb"` (default),
+    /// `"tablestore"` or `"spanner"`. The engine keeps each model's tables
+    /// apart, so the same name may exist in two models; the model says
+    /// which one, and what its records look like ([`TtlModel`]).
+    #[serde(default)]
+    pub model: TtlModel,
     /// Where to start when there is no checkpoint. Default `TRIM_HORIZON`.
     #[serde(default)]
     pub starting_position: StartingPosition,
@@ -41,6 +47,7 @@ impl EngineSourceConfig {
         Self {
             data_dir: None,
             table: table.into(),
+            model: TtlModel::default(),
             starting_position: StartingPosition::default(),
             region: default_region(),
         }
@@ -49,4 +56,57 @@ impl EngineSourceConfig {
 
 pub(super) fn default_region() -> String {
     ttlstream_engine::STREAM_ARN_REGION.to_string()
+}
+
+/// The TTL model of the table a `[source.engine]` reads, and so the shape of
+/// its records (`model = "..."`; `ttlstream demo --model ...`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum TtlModel {
+    /// DynamoDB item TTL: the table's DynamoDB Streams records, in the
+    /// shape a Lambda function receives them ("Using AWS Lambda with Amazon
+    /// DynamoDB"); TTL deletions carry `userIdentity` `Service` /
+    /// `dynamodb.amazonaws.com`.
+    #[default]
+    Dynamodb,
+    /// Tablestore table TTL and max versions: the table's change records
+    /// as the engine records them, in the same Lambda shape as DynamoDB's
+    /// (Tablestore's own stream record, `GetStreamRecord`, is protobuf and
+    /// carries no system-deletion tag). A row the sweeper removed once all
+    /// its cells expired is a `REMOVE` with `userIdentity` `Service` /
+    /// `dynamodb.amazonaws.com`, the engine's system-deletion tag.
+    Tablestore,
+    /// Spanner row deletion policy: the table's data change records as
+    /// Spanner's change stream returns them (the `DataChangeRecord` of
+    /// "Spanner: Change streams overview", in Spanner's field names:
+    /// `commit_timestamp`, `mod_type`, `mods`, `is_system_transaction`,
+    /// `transaction_tag`, ...). Deletions by the policy have
+    /// `is_system_transaction: true` and `transaction_tag:
+    /// "RowDeletionPolicy"` ("Spanner: About TTL").
+    Spanner,
+}
+
+impl TtlModel {
+    /// The name written in `[source.engine] model`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Dynamodb => "dynamodb",
+            Self::Tablestore => "tablestore",
+            Self::Spanner => "spanner",
+        }
+    }
+
+    /// The metric the model's TTL deletions are counted under: DynamoDB's
+    /// `TimeToLiveDeletedItemCount`, Spanner's
+    /// `row_deletion_policy/deleted_rows`, or
+    /// [`TABLESTORE_DELETED_ROWS`](crate::metrics::TABLESTORE_DELETED_ROWS).
+    #[must_use]
+    pub fn ttl_metric_name(self) -> &'static str {
+        match self {
+            Self::Dynamodb => crate::metrics::TIME_TO_LIVE_DELETED_ITEM_COUNT,
+            Self::Tablestore => crate::metrics::TABLESTORE_DELETED_ROWS,
+            Self::Spanner => crate::metrics::SPANNER_DELETED_ROWS,
+        }
+    }
 }

@@ -19,13 +19,14 @@ fn put_to(engine: &Engine, table: &str, first: usize, count: usize) {
             )]))
         })
         .collect();
-    engine.put_items(table, items).expect("items");
+    engine.dynamodb().put_items(table, items).expect("items");
 }
 
 fn source(dir: &std::path::Path) -> (Engine, EngineSource) {
     let engine = Engine::open(dir, Default::default()).expect("engine");
     for table in ["Sessions", "Others"] {
         engine
+            .dynamodb()
             .create_table(
                 TableDefinition::new(table, "Id", ScalarAttributeType::S)
                     .with_stream(StreamViewType::NewAndOldImages),

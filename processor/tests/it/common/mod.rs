@@ -81,6 +81,7 @@ pub fn seed_engine(
     )
     .expect("engine");
     engine
+        .dynamodb()
         .create_table(
             TableDefinition::new("SessionData", "UserName", ScalarAttributeType::S)
                 .with_sort_key("SessionId", ScalarAttributeType::S)
@@ -88,6 +89,7 @@ pub fn seed_engine(
         )
         .expect("table");
     engine
+        .dynamodb()
         .update_time_to_live(
             "SessionData",
             TimeToLiveSpecification {
@@ -97,6 +99,7 @@ pub fn seed_engine(
         )
         .expect("ttl");
     engine
+        .dynamodb()
         .put_items("SessionData", ttlstream::demo::items::seed_items())
         .expect("items");
     engine

@@ -94,6 +94,7 @@ fn removes(
     limit: usize,
 ) -> Vec<SequenceNumber> {
     engine
+        .dynamodb()
         .read_stream(table, StreamPosition::AfterSequenceNumber(after), limit)
         .unwrap()
         .into_iter()
@@ -118,27 +119,31 @@ pub fn round(items: usize) -> Round {
                 it
             })
             .collect();
-        engine.put_items(TABLE, batch).unwrap();
+        engine.dynamodb().put_items(TABLE, batch).unwrap();
     }
     for first in (0..items).step_by(1000) {
         let batch = (first..items.min(first + 1000))
             .map(|i| item(i, now_secs + 1 + (i % 3600) as i64))
             .collect();
-        engine.put_items(TABLE, batch).unwrap();
+        engine.dynamodb().put_items(TABLE, batch).unwrap();
     }
     engine
+        .dynamodb()
         .create_table(
             TableDefinition::new("Small", "UserName", ScalarAttributeType::S)
                 .with_stream(StreamViewType::KeysOnly),
         )
         .unwrap();
     engine
+        .dynamodb()
         .update_time_to_live("Small", TimeToLiveSpecification::enabled("ExpirationTime"))
         .unwrap();
     engine
+        .dynamodb()
         .put_items("Small", (0..10).map(|i| item(i, now_secs + 1)).collect())
         .unwrap();
     let before_sweep = engine
+        .dynamodb()
         .read_stream("Small", StreamPosition::TrimHorizon, 100)
         .unwrap()
         .last()

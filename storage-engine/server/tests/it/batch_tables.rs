@@ -375,6 +375,7 @@ async fn update_table_turns_the_stream_on_and_off() {
         .unwrap();
     let records = h
         .engine
+        .dynamodb()
         .read_stream("Toggle", StreamPosition::TrimHorizon, 100)
         .unwrap();
     assert_eq!(records.len(), 1, "{records:?}");

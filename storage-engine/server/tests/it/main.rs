@@ -15,4 +15,5 @@ mod sigv4;
 mod streams;
 mod support;
 mod table_fidelity;
+mod tablestore;
 mod ttl_status;

@@ -6,8 +6,8 @@
 
 use super::arith;
 use super::ast::{Operand, Path, PathElem, UpdateExpr};
-use super::error::{ExpressionError, ExpressionKind};
 use super::eval::{Attrs, Values, get_path, number_key};
+use crate::error::expression::{ExpressionError, ExpressionKind};
 use crate::storage::key::type_name;
 use serde_dynamo::AttributeValue;
 

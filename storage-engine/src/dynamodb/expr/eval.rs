@@ -9,7 +9,7 @@
 //! count of sets, lists and maps.
 
 use super::ast::{Comparator, Condition, Operand, Path, PathElem};
-use super::error::{ExpressionError, ExpressionKind};
+use crate::error::expression::{ExpressionError, ExpressionKind};
 use crate::storage::key::{encode_number, type_name};
 use crate::storage::number::Decimal;
 use serde_dynamo::AttributeValue;

@@ -5,8 +5,8 @@
 //! value must have the key attribute's type.
 
 use super::ast::{Comparator, Condition, Operand, PathElem};
-use super::error::{ExpressionError, ExpressionKind};
 use super::eval::{Values, compare};
+use crate::error::expression::{ExpressionError, ExpressionKind};
 use crate::storage::key::KeyAttribute;
 use crate::storage::key::type_name;
 use serde_dynamo::AttributeValue;

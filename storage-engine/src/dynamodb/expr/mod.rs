@@ -10,14 +10,13 @@
 mod apply;
 mod arith;
 mod ast;
-mod error;
 mod eval;
 mod key_condition;
 pub(crate) mod legacy;
 mod parse;
 mod resolve;
 
-pub use error::{ExpressionError, ExpressionKind};
+pub use crate::error::expression::{ExpressionError, ExpressionKind};
 pub use parse::{MAX_FUNCTION_NESTING, MAX_OPERATORS};
 
 /// Longest expression text, in bytes ("Constraints in Amazon DynamoDB",

@@ -3,7 +3,7 @@
 //! used ("Expression attribute names", "Expression attribute values").
 
 use super::ast::{Condition, Operand, Path, PathElem, UpdateExpr};
-use super::error::{ExpressionError, ExpressionKind};
+use crate::error::expression::{ExpressionError, ExpressionKind};
 use serde_dynamo::AttributeValue;
 use std::collections::{BTreeSet, HashMap};
 

@@ -1,7 +1,7 @@
 //! A stored change record's fixed fields, read without the rest of it
 //! ([`StoredHeader`]): a stream reader that has no use for records of some
 //! kinds (the processor's routes all require `eventName` REMOVE) reads only
-//! this much of them ([`crate::Engine::get_stored_records_of`]).
+//! this much of them ([`crate::Streams::get_stored_records_of`]).
 //!
 //! Why it pays: with the routes' `eventName`s passed to the read, the
 //! processor's pipeline archived 240,593 TTL deletions/s at 6.44 CPU µs per
@@ -28,11 +28,11 @@ pub struct StoredHeader {
     ttl_delete: bool,
 }
 
-/// A record of [`crate::Engine::get_stored_records_of`]: in full, or its
+/// A record of [`crate::Streams::get_stored_records_of`]: in full, or its
 /// header only.
 #[derive(Clone, Debug)]
 pub enum StoredEntry {
-    /// Read and checked whole, as [`crate::Engine::get_stored_records`]
+    /// Read and checked whole, as [`crate::Streams::get_stored_records`]
     /// returns it.
     Record(StoredRecord),
     /// Only the header read and checked; the rest of the bytes were not.

@@ -27,7 +27,7 @@ use crate::stream::record::{
 };
 
 /// One change record as the stream keeps it, checked, read without decoding
-/// ([`crate::Engine::get_stored_records`]).
+/// ([`crate::Streams::get_stored_records`]).
 #[derive(Clone, Debug)]
 pub struct StoredRecord {
     bytes: fjall::Slice,
@@ -175,7 +175,7 @@ impl StoredRecord {
             .unwrap_or_else(|message| unreachable!("an encoded record does not parse: {message}"))
     }
 
-    /// The owned record ([`crate::Engine::get_records`]' form).
+    /// The owned record ([`crate::Streams::get_records`]' form).
     ///
     /// # Errors
     ///
@@ -208,7 +208,7 @@ impl StoredRecord {
         self.str(&self.table_name)
     }
 
-    /// This record's header, as [`crate::Engine::get_stored_records_of`]
+    /// This record's header, as [`crate::Streams::get_stored_records_of`]
     /// hands out the records it does not read whole.
     pub fn header(&self) -> StoredHeader {
         StoredHeader::of(self, self.bytes.clone(), self.table_name.clone())

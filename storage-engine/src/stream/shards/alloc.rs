@@ -16,12 +16,22 @@
 
 use super::StreamOptions;
 use super::meta::{ShardEntry, encode, shard_id, shard_key};
-use crate::engine::WriteState;
 use crate::error::StorageError;
 use crate::storage::Store;
 use fjall::OwnedWriteBatch;
 use std::collections::HashMap;
 use std::sync::Arc;
+
+/// Counters allocated under the engine's write lock: sequence numbers, the
+/// open shards they go to, table ids.
+pub(crate) struct WriteState {
+    /// Next change-record sequence number (engine-wide).
+    pub next_sequence_number: u64,
+    /// Next table id.
+    pub next_table_id: u32,
+    /// The open shard of each DynamoDB-model table whose stream is enabled.
+    pub open_shards: HashMap<u32, OpenShard>,
+}
 
 /// The open shard of a table's ENABLED stream, as the writer tracks it.
 #[derive(Clone, Debug)]

@@ -5,13 +5,13 @@
 //!
 //! | DynamoDB Streams / DynamoDB | engine |
 //! |---|---|
-//! | `ListStreams` (optional `TableName`) | [`Engine::list_streams`] → [`StreamSummary`]s, by table name then creation |
-//! | `DescribeTable`'s `LatestStreamArn` / `LatestStreamLabel` | [`Engine::latest_stream`] |
-//! | `DescribeStream` | [`Engine::describe_stream`] → [`StreamDescription`] (every shard, parent before child; page it yourself) |
-//! | `GetShardIterator` | [`Engine::shard_iterator`]: checks shard and sequence number, resolves `LATEST`, fails with [`StreamError::TrimmedDataAccess`] below the trim horizon → a [`StreamPosition`] to encode in your iterator |
-//! | `GetRecords` | [`Engine::get_records`] (≤ 1,000 records, ≤ 1 MB of `SizeBytes`) → [`GetRecordsOutput`]; `next_position: None` = closed shard drained (`NextShardIterator` null) |
-//! | `UpdateTable` `StreamSpecification` | [`Engine::update_stream`]: disable closes the open shard; enable creates a new stream (new StreamLabel) |
-//! | `CreateTable` `StreamSpecification` | [`Engine::create_table`] with [`TableDefinition::with_stream`](crate::TableDefinition::with_stream) |
+//! | `ListStreams` (optional `TableName`) | [`Streams::list_streams`](crate::Streams::list_streams) → [`StreamSummary`]s, by table name then creation |
+//! | `DescribeTable`'s `LatestStreamArn` / `LatestStreamLabel` | [`Streams::latest_stream`](crate::Streams::latest_stream) |
+//! | `DescribeStream` | [`Streams::describe_stream`](crate::Streams::describe_stream) → [`StreamDescription`] (every shard, parent before child; page it yourself) |
+//! | `GetShardIterator` | [`Streams::shard_iterator`](crate::Streams::shard_iterator): checks shard and sequence number, resolves `LATEST`, fails with [`StreamError::TrimmedDataAccess`] below the trim horizon → a [`StreamPosition`] to encode in your iterator |
+//! | `GetRecords` | [`Streams::get_records`](crate::Streams::get_records) (≤ 1,000 records, ≤ 1 MB of `SizeBytes`) → [`GetRecordsOutput`]; `next_position: None` = closed shard drained (`NextShardIterator` null) |
+//! | `UpdateTable` `StreamSpecification` | [`DynamoDb::update_stream`](crate::DynamoDb::update_stream): disable closes the open shard; enable creates a new stream (new StreamLabel) |
+//! | `CreateTable` `StreamSpecification` | [`DynamoDb::create_table`](crate::DynamoDb::create_table) with [`TableDefinition::with_stream`](crate::TableDefinition::with_stream) |
 //!
 //! Error mapping for a server: [`StreamError::StreamNotFound`] /
 //! [`StreamError::ShardNotFound`] / [`StreamError::TableNotFound`] →
@@ -50,15 +50,15 @@
 //!   capture for DynamoDB Streams": records are kept up to 24 hours): a
 //!   record whose ApproximateCreationDateTime is older than the retention by
 //!   the engine clock is removed by the trimmer (the sweeper thread, or
-//!   [`Engine::trim_streams`]); a closed shard disappears once it has been
+//!   [`Engine::trim_streams`](crate::Engine::trim_streams)); a closed shard disappears once it has been
 //!   closed for longer than the retention, a DISABLED stream once it has no
 //!   shard left. A read at a position below the trim horizon fails with
 //!   [`StreamError::TrimmedDataAccess`] ("TrimmedDataAccessException")
 //!   rather than skipping records.
 //!
 //! Tablestore-model tables keep their records unsharded
-//! ([`Engine::read_tablestore_stream`]); Spanner-model tables have their own
-//! data change records ([`Engine::read_spanner_change_stream`](crate::Engine::read_spanner_change_stream)).
+//! ([`Tablestore::read_stream`](crate::Tablestore::read_stream)); Spanner-model tables have their own
+//! data change records ([`Spanner::read_change_stream`](crate::Spanner::read_change_stream)).
 //! Both are trimmed by the same retention and mark (Tablestore Stream keeps
 //! incremental data at most 24 hours; Spanner change streams keep one day by
 //! default, "Change streams overview").
@@ -75,14 +75,30 @@ use std::fmt;
 use std::time::Duration;
 
 #[allow(unused_imports)] // doc links
-use crate::{Engine, StreamError};
+use crate::stream::error::StreamError;
 
 pub use meta::{STREAM_ARN_ACCOUNT, STREAM_ARN_REGION};
 pub use trim::TrimReport;
 
-/// Most records one [`Engine::get_records`] returns (GetRecords' limit).
+/// The DynamoDB Streams API of an [`Engine`](crate::Engine), from
+/// [`Engine::streams`](crate::Engine::streams): ListStreams, DescribeStream,
+/// GetShardIterator and GetRecords over the DynamoDB model's sharded change
+/// streams ("Change data capture for DynamoDB Streams"). Borrows the
+/// engine; cheap to copy.
+#[derive(Clone, Copy)]
+pub struct Streams<'a> {
+    pub(crate) store: &'a crate::storage::Store,
+}
+
+impl std::fmt::Debug for Streams<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Streams").finish_non_exhaustive()
+    }
+}
+
+/// Most records one [`Streams::get_records`](crate::Streams::get_records) returns (GetRecords' limit).
 pub const MAX_GET_RECORDS: usize = 1_000;
-/// Most bytes of record `SizeBytes` one [`Engine::get_records`] returns
+/// Most bytes of record `SizeBytes` one [`Streams::get_records`](crate::Streams::get_records) returns
 /// (GetRecords' 1 MB, as 1,048,576 bytes); the first record is returned
 /// whatever its size.
 pub const MAX_GET_RECORDS_BYTES: u64 = 1_048_576;
@@ -194,8 +210,8 @@ pub struct StreamDescription {
     pub shards: Vec<Shard>,
 }
 
-/// What [`Engine::get_records`] (records `R` = [`ChangeRecord`]) and
-/// [`Engine::get_stored_records`] (`R` = [`crate::StoredRecord`]) return.
+/// What [`Streams::get_records`](crate::Streams::get_records) (records `R` = [`ChangeRecord`]) and
+/// [`Streams::get_stored_records`](crate::Streams::get_stored_records) (`R` = [`crate::StoredRecord`]) return.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GetRecordsOutput<R = ChangeRecord> {
     /// Records in sequence order.

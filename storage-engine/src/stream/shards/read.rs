@@ -2,6 +2,7 @@
 //! reads one fjall snapshot, so shard boundaries and records are seen as of
 //! one instant (a rotation commits both in one batch).
 
+use super::Streams;
 use super::meta::{
     SHARDS, StoredShard, StoredStream, load_shards, load_streams, parse_stream_arn, trimmed_through,
 };
@@ -9,10 +10,9 @@ use super::{
     GetRecordsOutput, MAX_GET_RECORDS, MAX_GET_RECORDS_BYTES, SequenceNumberRange, Shard,
     StreamDescription, StreamStatus, StreamSummary,
 };
-use crate::engine::Engine;
 use crate::error::StorageError;
-use crate::error::StreamError;
 use crate::stream::codec::{StoredEntry, StoredRecord};
+use crate::stream::error::StreamError;
 use crate::stream::keys::{decode_record, stored_entry, stored_record, stream_key};
 use crate::stream::record::{EventName, SequenceNumber, StreamPosition};
 use fjall::{Readable, Snapshot};
@@ -25,7 +25,7 @@ struct Found {
     trimmed: Option<u64>,
 }
 
-impl Engine {
+impl Streams<'_> {
     /// The streams kept (ENABLED, and DISABLED ones not yet removed by
     /// retention), of `table` only if given, ordered by table name then
     /// creation (DynamoDB Streams `ListStreams`; the caller pages with
@@ -36,9 +36,9 @@ impl Engine {
     ///
     /// [`StreamError::Storage`].
     pub fn list_streams(&self, table: Option<&str>) -> Result<Vec<StreamSummary>, StreamError> {
-        let snapshot = self.inner.store.db.snapshot();
+        let snapshot = self.store.db.snapshot();
         let mut out: Vec<(String, i64, StreamSummary)> =
-            load_streams(&snapshot, &self.inner.store.shards)?
+            load_streams(&snapshot, &self.store.shards)?
                 .into_iter()
                 .filter(|s| table.is_none_or(|t| s.entry.table_name == t))
                 .map(|s| {
@@ -74,7 +74,7 @@ impl Engine {
     /// [`StreamError::InvalidStreamArn`]; [`StreamError::StreamNotFound`];
     /// [`StreamError::Storage`].
     pub fn describe_stream(&self, stream_arn: &str) -> Result<StreamDescription, StreamError> {
-        let snapshot = self.inner.store.db.snapshot();
+        let snapshot = self.store.db.snapshot();
         let found = self.find_stream(&snapshot, stream_arn)?;
         let e = &found.stream.entry;
         Ok(StreamDescription {
@@ -96,7 +96,7 @@ impl Engine {
     }
 
     /// Checks a GetShardIterator request and returns the position to read
-    /// from with [`Engine::get_records`] (DynamoDB Streams
+    /// from with [`Streams::get_records`](crate::Streams::get_records) (DynamoDB Streams
     /// `GetShardIterator`): `TrimHorizon` is returned as is; `Latest` becomes
     /// `AfterSequenceNumber` of the shard's newest record (so later records
     /// are read, earlier ones are not); a sequence number must lie in the
@@ -116,7 +116,7 @@ impl Engine {
         shard_id: &str,
         position: StreamPosition,
     ) -> Result<StreamPosition, StreamError> {
-        let snapshot = self.inner.store.db.snapshot();
+        let snapshot = self.store.db.snapshot();
         let found = self.find_stream(&snapshot, stream_arn)?;
         let (shard, last) = found.shard(stream_arn, shard_id)?;
         match position {
@@ -176,13 +176,13 @@ impl Engine {
         })
     }
 
-    /// [`Engine::get_records`] with each record as stored
+    /// [`Streams::get_records`](crate::Streams::get_records) with each record as stored
     /// ([`StoredRecord`]: checked, not decoded), for readers that turn records
     /// into their own bytes. Same limits, positions and errors.
     ///
     /// # Errors
     ///
-    /// As [`Engine::get_records`].
+    /// As [`Streams::get_records`](crate::Streams::get_records).
     pub fn get_stored_records(
         &self,
         stream_arn: &str,
@@ -196,20 +196,20 @@ impl Engine {
         })
     }
 
-    /// [`Engine::get_stored_records`] for a reader that has no use for
+    /// [`Streams::get_stored_records`](crate::Streams::get_stored_records) for a reader that has no use for
     /// records of some kinds: a record whose `eventName` `full` rejects
     /// comes as its header ([`StoredEntry::Header`]: `SequenceNumber`,
     /// time, kind, table, TTL deletion or not), checked as far as that and
     /// no further, so a fault in its keys or images is not found; it counts
     /// its stored length towards the 1 MB limit instead of its `SizeBytes`
     /// (not computed), so a read can end at another record than
-    /// [`Engine::get_stored_records`]' would. Every other record comes whole
+    /// [`Streams::get_stored_records`](crate::Streams::get_stored_records)' would. Every other record comes whole
     /// ([`StoredEntry::Record`]), as does one whose identity is not the TTL
     /// service's. Same positions, record limit and errors.
     ///
     /// # Errors
     ///
-    /// As [`Engine::get_records`].
+    /// As [`Streams::get_records`](crate::Streams::get_records).
     pub fn get_stored_records_of(
         &self,
         stream_arn: &str,
@@ -238,7 +238,7 @@ impl Engine {
             StreamPosition::Latest => self.shard_iterator(stream_arn, shard_id, position)?,
             other => other,
         };
-        let snapshot = self.inner.store.db.snapshot();
+        let snapshot = self.store.db.snapshot();
         let found = self.find_stream(&snapshot, stream_arn)?;
         let (shard, last) = found.shard(stream_arn, shard_id)?;
         found.check_trim(position)?;
@@ -262,7 +262,7 @@ impl Engine {
             let lo = stream_key(id, SequenceNumber(from));
             let hi = stream_key(id, SequenceNumber(last));
             let mut bytes = 0u64;
-            for guard in snapshot.range(&self.inner.store.stream, lo..=hi) {
+            for guard in snapshot.range(&self.store.stream, lo..=hi) {
                 let (size, sequence_number, record) = read(guard.value()?)?;
                 bytes = bytes.saturating_add(size);
                 if !records.is_empty() && bytes > MAX_GET_RECORDS_BYTES {
@@ -293,7 +293,7 @@ impl Engine {
                 stream_arn: stream_arn.to_string(),
                 message: m.to_string(),
             })?;
-        let ks = &self.inner.store.shards;
+        let ks = &self.store.shards;
         let streams = load_streams(snapshot, ks)?;
         let pos = streams
             .iter()
@@ -326,10 +326,7 @@ impl Engine {
     ) -> Result<Option<u64>, StreamError> {
         let lo = stream_key(table_id, SequenceNumber(from));
         let hi = stream_key(table_id, SequenceNumber(to));
-        match snapshot
-            .range(&self.inner.store.stream, lo..=hi)
-            .next_back()
-        {
+        match snapshot.range(&self.store.stream, lo..=hi).next_back() {
             Some(guard) => Ok(Some(
                 crate::stream::keys::decode_stream_key(&guard.key()?)?.0,
             )),

@@ -11,9 +11,8 @@
 use super::meta::{
     load_shards, load_streams, shard_key, stream_key as stream_entry_key, trim_key, trimmed_through,
 };
-use crate::engine::Engine;
-use crate::error::{StorageError, StreamError};
-use crate::storage::{STREAM, corrupt};
+use crate::error::StorageError;
+use crate::storage::{STREAM, Store, corrupt};
 use crate::stream::keys::{decode_stream_key, stream_key};
 use crate::stream::record::SequenceNumber;
 use fjall::Readable;
@@ -33,137 +32,121 @@ pub struct TrimReport {
     pub streams_removed: u64,
 }
 
-impl Engine {
-    /// Applies retention now, on the calling thread (the background sweeper
-    /// thread runs the same code after each sweep pass): removes every
-    /// record whose ApproximateCreationDateTime is more than the retention
-    /// before the engine clock's now, then closed shards closed for longer
-    /// than the retention that hold no record, then DISABLED streams with no
-    /// shard left.
-    ///
-    /// # Errors
-    ///
-    /// [`StreamError::Storage`]; batches committed before a failure stay
-    /// committed (each with its trimmed-through mark).
-    pub fn trim_streams(&self) -> Result<TrimReport, StreamError> {
-        Ok(self.trim(usize::MAX)?)
+/// One trim pass removing at most about `max_records` records older than
+/// `horizon` (epoch ms): the DynamoDB model's shards, and the `unsharded`
+/// tables' records (Tablestore and Spanner, each with how to read a stored
+/// record's time).
+pub(crate) fn trim(
+    store: &Store,
+    horizon: i64,
+    unsharded: Vec<(u32, RecordTimeMillis)>,
+    max_records: usize,
+) -> Result<TrimReport, StorageError> {
+    let mut report = TrimReport::default();
+    let snapshot = store.db.snapshot();
+    let streams = load_streams(&snapshot, &store.shards)?;
+    let table_ids: BTreeSet<u32> = streams.iter().map(|s| s.table_id).collect();
+    // Tablestore and Spanner change records follow the same retention
+    // (Tablestore Stream keeps incremental data at most 24 hours;
+    // Spanner change streams keep one day by default).
+    // (`models.rs` lists their tables).
+    let mut trimmed: Vec<(u32, RecordTimeMillis)> = table_ids
+        .iter()
+        .map(|&id| (id, change_record_time_millis as RecordTimeMillis))
+        .collect();
+    trimmed.extend(unsharded);
+    for (id, time_millis) in trimmed {
+        let left = max_records.saturating_sub(report.records_trimmed as usize);
+        report.records_trimmed += trim_records(store, id, time_millis, horizon, left)?;
     }
-
-    /// One trim pass removing at most about `max_records` records.
-    pub(crate) fn trim(&self, max_records: usize) -> Result<TrimReport, StorageError> {
-        let store = &self.inner.store;
-        let retention =
-            i64::try_from(self.inner.stream_options.retention.as_millis()).unwrap_or(i64::MAX);
-        let horizon = self.inner.clock.now_millis().saturating_sub(retention);
-        let mut report = TrimReport::default();
-        let snapshot = store.db.snapshot();
-        let streams = load_streams(&snapshot, &store.shards)?;
-        let table_ids: BTreeSet<u32> = streams.iter().map(|s| s.table_id).collect();
-        // Tablestore and Spanner change records follow the same retention
-        // (Tablestore Stream keeps incremental data at most 24 hours;
-        // Spanner change streams keep one day by default).
-        // (`models.rs` lists their tables).
-        let mut trimmed: Vec<(u32, RecordTimeMillis)> = table_ids
-            .iter()
-            .map(|&id| (id, change_record_time_millis as RecordTimeMillis))
-            .collect();
-        trimmed.extend(self.unsharded_stream_tables()?);
-        for (id, time_millis) in trimmed {
-            let left = max_records.saturating_sub(report.records_trimmed as usize);
-            report.records_trimmed += self.trim_records(id, time_millis, horizon, left)?;
-        }
-        let snapshot = store.db.snapshot();
-        let mut batch = store.db.batch();
-        for &id in &table_ids {
-            for shard in load_shards(&snapshot, &store.shards, id, 0, None)? {
-                let (Some(end), Some(closed)) = (shard.entry.ending, shard.entry.closed_millis)
-                else {
-                    continue;
-                };
-                let lo = stream_key(id, SequenceNumber(shard.start));
-                let hi = stream_key(id, SequenceNumber(end));
-                if closed < horizon && snapshot.range(&store.stream, lo..=hi).next().is_none() {
-                    batch.remove(&store.shards, shard_key(id, shard.start));
-                    report.shards_removed += 1;
-                }
-            }
-        }
-        if !batch.is_empty() {
-            batch.commit()?;
-        }
-        let snapshot = store.db.snapshot();
-        let streams = load_streams(&snapshot, &store.shards)?;
-        let mut batch = store.db.batch();
-        for (i, s) in streams.iter().enumerate() {
-            if s.entry.disabled_millis.is_none() {
+    let snapshot = store.db.snapshot();
+    let mut batch = store.db.batch();
+    for &id in &table_ids {
+        for shard in load_shards(&snapshot, &store.shards, id, 0, None)? {
+            let (Some(end), Some(closed)) = (shard.entry.ending, shard.entry.closed_millis) else {
                 continue;
-            }
-            let end = streams
-                .get(i + 1)
-                .filter(|n| n.table_id == s.table_id)
-                .map(|n| n.start);
-            if load_shards(&snapshot, &store.shards, s.table_id, s.start, end)?.is_empty() {
-                batch.remove(&store.shards, stream_entry_key(s.table_id, s.start));
-                report.streams_removed += 1;
-            }
-        }
-        if !batch.is_empty() {
-            batch.commit()?;
-        }
-        if report != TrimReport::default() {
-            tracing::debug!(?report, "stream retention pass");
-        }
-        Ok(report)
-    }
-
-    /// Removes up to `max` records of table `id` older than `horizon`
-    /// (epoch ms), oldest first, in batches with the trimmed-through mark.
-    fn trim_records(
-        &self,
-        id: u32,
-        time_millis: RecordTimeMillis,
-        horizon: i64,
-        max: usize,
-    ) -> Result<u64, StorageError> {
-        let store = &self.inner.store;
-        let mut removed = 0u64;
-        let mut mark = trimmed_through(&store.db.snapshot(), &store.shards, id)?;
-        // Each batch starts after the last key removed (starting at the
-        // prefix again would rescan the tombstones).
-        let mut from = 0u64;
-        loop {
-            let mut batch = store.db.batch();
-            let mut last = None;
-            let mut young = false;
-            let room = max.saturating_sub(removed as usize).min(TRIM_CHUNK);
-            if room == 0 {
-                return Ok(removed);
-            }
-            let range =
-                stream_key(id, SequenceNumber(from))..=stream_key(id, SequenceNumber(u64::MAX));
-            for guard in store.stream.range(range).take(room) {
-                let (key, value) = guard.into_inner()?;
-                let millis = time_millis(&value)?;
-                if millis >= horizon {
-                    young = true;
-                    break;
-                }
-                last = Some(decode_stream_key(&key)?.0);
-                batch.remove(&store.stream, key);
-            }
-            let Some(last) = last else {
-                return Ok(removed);
             };
-            let through = mark.map_or(last, |m| m.max(last));
-            batch.insert(&store.shards, trim_key(id), through.to_be_bytes());
-            let n = batch.len() as u64 - 1;
-            batch.commit()?;
-            mark = Some(through);
-            from = last.saturating_add(1);
-            removed += n;
-            if young {
-                return Ok(removed);
+            let lo = stream_key(id, SequenceNumber(shard.start));
+            let hi = stream_key(id, SequenceNumber(end));
+            if closed < horizon && snapshot.range(&store.stream, lo..=hi).next().is_none() {
+                batch.remove(&store.shards, shard_key(id, shard.start));
+                report.shards_removed += 1;
             }
+        }
+    }
+    if !batch.is_empty() {
+        batch.commit()?;
+    }
+    let snapshot = store.db.snapshot();
+    let streams = load_streams(&snapshot, &store.shards)?;
+    let mut batch = store.db.batch();
+    for (i, s) in streams.iter().enumerate() {
+        if s.entry.disabled_millis.is_none() {
+            continue;
+        }
+        let end = streams
+            .get(i + 1)
+            .filter(|n| n.table_id == s.table_id)
+            .map(|n| n.start);
+        if load_shards(&snapshot, &store.shards, s.table_id, s.start, end)?.is_empty() {
+            batch.remove(&store.shards, stream_entry_key(s.table_id, s.start));
+            report.streams_removed += 1;
+        }
+    }
+    if !batch.is_empty() {
+        batch.commit()?;
+    }
+    if report != TrimReport::default() {
+        tracing::debug!(?report, "stream retention pass");
+    }
+    Ok(report)
+}
+
+/// Removes up to `max` records of table `id` older than `horizon`
+/// (epoch ms), oldest first, in batches with the trimmed-through mark.
+fn trim_records(
+    store: &Store,
+    id: u32,
+    time_millis: RecordTimeMillis,
+    horizon: i64,
+    max: usize,
+) -> Result<u64, StorageError> {
+    let mut removed = 0u64;
+    let mut mark = trimmed_through(&store.db.snapshot(), &store.shards, id)?;
+    // Each batch starts after the last key removed (starting at the
+    // prefix again would rescan the tombstones).
+    let mut from = 0u64;
+    loop {
+        let mut batch = store.db.batch();
+        let mut last = None;
+        let mut young = false;
+        let room = max.saturating_sub(removed as usize).min(TRIM_CHUNK);
+        if room == 0 {
+            return Ok(removed);
+        }
+        let range = stream_key(id, SequenceNumber(from))..=stream_key(id, SequenceNumber(u64::MAX));
+        for guard in store.stream.range(range).take(room) {
+            let (key, value) = guard.into_inner()?;
+            let millis = time_millis(&value)?;
+            if millis >= horizon {
+                young = true;
+                break;
+            }
+            last = Some(decode_stream_key(&key)?.0);
+            batch.remove(&store.stream, key);
+        }
+        let Some(last) = last else {
+            return Ok(removed);
+        };
+        let through = mark.map_or(last, |m| m.max(last));
+        batch.insert(&store.shards, trim_key(id), through.to_be_bytes());
+        let n = batch.len() as u64 - 1;
+        batch.commit()?;
+        mark = Some(through);
+        from = last.saturating_add(1);
+        removed += n;
+        if young {
+            return Ok(removed);
         }
     }
 }

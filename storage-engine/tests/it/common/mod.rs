@@ -60,11 +60,13 @@ pub fn open(dir: &Path, clock: &Arc<ManualClock>) -> Engine {
 /// and TTL enabled on `ExpirationTime`.
 pub fn session_table(engine: &Engine, view: StreamViewType) {
     engine
+        .dynamodb()
         .create_table(
             TableDefinition::new(TABLE, "UserName", ScalarAttributeType::S).with_stream(view),
         )
         .unwrap();
     engine
+        .dynamodb()
         .update_time_to_live(TABLE, TimeToLiveSpecification::enabled(TTL_ATTR))
         .unwrap();
 }

@@ -1,4 +1,7 @@
 //! Expression errors, worded like DynamoDB's `ValidationException` messages.
+//! They live with the shared errors because [`WriteError`](crate::WriteError)
+//! and [`ReadError`](crate::ReadError), which every model returns, carry them;
+//! the DynamoDB model (`dynamodb::expr`) re-exports them.
 
 use std::fmt;
 
