@@ -129,7 +129,7 @@ impl EngineSource {
     }
 
     /// Opens the engine at `data_dir` (for `[source.engine]` without
-    /// `[engine]`: an engine another process owns and sweeps), and checks
+    /// `[engine]`: an engine read without sweeping it), and checks
     /// that it holds the table. Creates nothing and starts no sweeper.
     ///
     /// # Errors

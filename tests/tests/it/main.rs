@@ -12,5 +12,6 @@ mod lambda_watch;
 mod s3_outage;
 mod s3_sink;
 mod serve_fair_sweep;
+mod serve_pipeline;
 mod sidecar_restart;
 mod tablestore_ttl_life;
