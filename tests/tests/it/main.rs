@@ -9,6 +9,7 @@ mod dynamodb_streams_moto;
 mod dynamodb_streams_serve;
 mod dynamodb_streams_serve_shards;
 mod lambda_watch;
+mod readme_walkthroughs;
 mod s3_outage;
 mod s3_sink;
 mod serve_fair_sweep;
