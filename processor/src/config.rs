@@ -51,7 +51,8 @@ use crate::sources::engine::EngineSourceConfig;
 pub struct Config {
     /// The bundled engine this process owns (`[engine]`): opened, and swept,
     /// by the sidecar ([`crate::engine`]). Default: none (an `engine` source
-    /// then reads an engine another process owns). The Lambda ignores it.
+    /// then reads the engine at its `data_dir` without sweeping it). The
+    /// Lambda ignores it; `ttlstream serve --pipeline` refuses it.
     #[serde(default)]
     pub engine: Option<crate::engine::EngineConfig>,
     /// Where change records come from. Required by the sidecar; the Lambda
@@ -105,11 +106,14 @@ pub struct LoggingConfig {
 }
 
 /// Who reads the config: the sidecar needs a source and a checkpoint, the
-/// Lambda neither.
+/// Lambda neither; a pipeline `ttlstream serve --pipeline` runs reads the
+/// engine that `serve` opened, so its source is `[source.engine]` without a
+/// data directory, and it has no `[engine]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Role {
     Sidecar,
     Lambda,
+    Served,
 }
 
 /// One source; exactly one of the tables must be present.
@@ -117,7 +121,8 @@ enum Role {
 #[serde(deny_unknown_fields, rename_all = "snake_case")]
 pub enum SourceConfig {
     /// The bundled engine's stream (`[source.engine]`): the engine of
-    /// `[engine]`, or one another process owns.
+    /// `[engine]`, the one `ttlstream serve` serves, or one at a data
+    /// directory, read without sweeping.
     Engine(EngineSourceConfig),
     /// NDJSON stream records from a file or stdin, for replays (`[source.file]`).
     File(crate::sources::file::FileSourceConfig),
@@ -263,6 +268,17 @@ impl Config {
         Self::load_as(path, Role::Lambda)
     }
 
+    /// Reads a config file for the pipeline `ttlstream serve --pipeline`
+    /// runs on the engine it serves: as [`Config::load`], but the source
+    /// must be `[source.engine]` without `data_dir`, and `[engine]` is
+    /// refused (`serve` owns the engine, its sweeper and its clock).
+    ///
+    /// # Errors
+    /// As [`Config::load`].
+    pub fn load_served(path: &Path) -> Result<Config, ConfigError> {
+        Self::load_as(path, Role::Served)
+    }
+
     fn load_as(path: &Path, role: Role) -> Result<Config, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
             path: path.to_path_buf(),
@@ -312,7 +328,27 @@ impl Config {
             path: origin.to_path_buf(),
             message,
         };
-        if role == Role::Sidecar {
+        if role == Role::Served {
+            if self.engine.is_some() {
+                return Err(invalid(
+                    "engine: not allowed in a config `ttlstream serve --pipeline` runs: serve owns the engine (--data-dir, the sweeper and clock flags); remove [engine]".into(),
+                ));
+            }
+            match &self.source {
+                Some(SourceConfig::Engine(source)) if source.data_dir.is_some() => {
+                    return Err(invalid(
+                        "source.engine.data_dir: not allowed in a config `ttlstream serve --pipeline` runs: the source reads the engine serve opened (--data-dir); remove it".into(),
+                    ));
+                }
+                Some(SourceConfig::Engine(_)) => {}
+                _ => {
+                    return Err(invalid(
+                        "source: `ttlstream serve --pipeline` reads the engine it serves; use [source.engine] with table (and model)".into(),
+                    ));
+                }
+            }
+        }
+        if role != Role::Lambda {
             if self.source.is_none() {
                 return Err(invalid(
                     "source: missing; add [source.engine], [source.file] or [source.dynamodb_streams]"
@@ -328,7 +364,9 @@ impl Config {
         if let Some(SourceConfig::DynamodbStreams(streams)) = &self.source {
             streams.validate().map_err(|e| invalid(e.to_string()))?;
         }
-        if let Some(SourceConfig::Engine(source)) = &self.source {
+        if let Some(SourceConfig::Engine(source)) = &self.source
+            && role == Role::Sidecar
+        {
             match (&self.engine, &source.data_dir) {
                 (None, None) => return Err(invalid(crate::pipeline::NO_ENGINE.into())),
                 (Some(_), Some(_)) => {

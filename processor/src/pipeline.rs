@@ -41,7 +41,7 @@ fn missing(table: &str) -> PipelineError {
 }
 
 /// Why an `engine` source cannot open: it names no engine.
-pub(crate) const NO_ENGINE: &str = "source.engine.data_dir: missing; name the data directory of an engine another process owns (`ttlstream serve`), or add [engine] to own one in this process";
+pub(crate) const NO_ENGINE: &str = "source.engine.data_dir: missing; name the data directory of an engine no running process has open, add [engine] to own one in this process, or run this pipeline inside the server that has it open (`ttlstream serve --pipeline FILE`)";
 
 /// What one [`Pipeline::step`] did.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -1,5 +1,16 @@
 //! The router: one compiled filter set for all routes; each record goes to the
 //! routes whose filter it matches.
+//!
+//! Three shortcuts, each measured by `pipeline_bench 200000 2000 5 3`
+//! (file sink, median of 3 rounds, each shortcut turned off in the same run
+//! as the baseline of 240,593 archived/s and 6.44 CPU µs per record):
+//! - [`Router::event_names`] lets the engine source skip the JSON of records
+//!   no route can match: without it 184,044/s, 8.56 µs (24 % slower).
+//! - A record is matched as an object of only the members some pattern
+//!   names: matching the whole record, 177,778/s, 7.98 µs (26 % slower).
+//! - The last object of named members is remembered with its routes, so a
+//!   run of TTL deletions is matched once: without it 205,395/s, 7.21 µs
+//!   (15 % slower by rate, 11 % more CPU per record: at the bar).
 
 use std::cell::RefCell;
 use std::collections::BTreeSet;

@@ -26,7 +26,23 @@ pub async fn run(
     config: &Config,
     shutdown: impl Future<Output = ()>,
 ) -> Result<PipelineStats, PipelineError> {
-    let mut pipeline = Pipeline::build(config).await?;
+    let pipeline = Pipeline::build(config).await?;
+    run_built(config, pipeline, shutdown).await
+}
+
+/// Installs the metrics exporters of `config` (the process's global
+/// recorder) and runs `pipeline`, built from `config` ([`run_pipeline`]),
+/// until `shutdown` completes or the source ends. What [`run`] does after
+/// building; `ttlstream serve --pipeline` builds its pipeline on the engine
+/// it serves and comes here.
+///
+/// # Errors
+/// As [`run`], without the building.
+pub async fn run_built(
+    config: &Config,
+    mut pipeline: Pipeline,
+    shutdown: impl Future<Output = ()>,
+) -> Result<PipelineStats, PipelineError> {
     let flusher = exporters::install(&config.metrics)
         .await
         .map_err(|e| ConfigError::Invalid {

@@ -68,8 +68,9 @@ impl Engine {
     ///
     /// # Errors
     ///
-    /// [`OpenError::Storage`] if fjall cannot open or recover the directory
-    /// (including when another process or engine has it open);
+    /// [`OpenError::InUse`] when another process or engine has the
+    /// directory open; [`OpenError::Storage`] if fjall cannot open or
+    /// recover it;
     /// [`OpenError::UnsupportedFormat`] for a directory of another format
     /// version.
     pub fn open(path: impl AsRef<Path>, options: EngineOptions) -> Result<Engine, OpenError> {
@@ -78,7 +79,12 @@ impl Engine {
             path: path.display().to_string(),
             source,
         };
-        let store = Store::open(path).map_err(|e| storage_err(e.into()))?;
+        let store = Store::open(path).map_err(|e| match e {
+            fjall::Error::Locked => OpenError::InUse {
+                path: path.display().to_string(),
+            },
+            e => storage_err(e.into()),
+        })?;
         let version = store
             .meta
             .get(FORMAT_KEY)

@@ -9,6 +9,8 @@ mod alarm;
 mod filter;
 #[cfg(feature = "serve")]
 mod serve;
+#[cfg(feature = "serve")]
+mod serve_pipeline;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

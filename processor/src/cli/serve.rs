@@ -1,5 +1,7 @@
-//! `ttlstream serve`: the bundled engine behind its DynamoDB-compatible API
-//! (`ttlstream-server`), with the TTL sweeper running.
+//! `ttlstream serve`: the bundled engine behind its network APIs
+//! (`ttlstream-server`), with the TTL sweeper running, and with
+//! `--pipeline FILE` a sidecar pipeline on the same engine
+//! (`serve_pipeline.rs`).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -8,11 +10,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
+use tokio::sync::watch;
 use ttlstream_engine::{
     Clock, DEFAULT_MAX_DELETES_PER_SWEEP, Engine, EngineOptions, ManualClock, StreamOptions,
     SweeperOptions, SystemClock,
 };
 use ttlstream_server::{Credentials, MAX_REQUEST_BODY_BYTES, Server, ServerOptions};
+
+use super::serve_pipeline::ServedPipeline;
 
 /// Flags of `ttlstream serve`.
 #[derive(Debug, Args)]
@@ -74,6 +79,12 @@ pub struct ServeArgs {
     /// `24h` (DynamoDB's).
     #[arg(long, default_value = "24h", value_parser = humantime::parse_duration)]
     pub stream_retention: Duration,
+    /// A sidecar config whose pipeline runs in this process on the served
+    /// engine: `[source.engine]` with `table` and `model` (no `data_dir`),
+    /// routes, sinks, `[checkpoint]`, metrics, alarms; no `[engine]`. It
+    /// starts once the table exists and stops with the server.
+    #[arg(long)]
+    pub pipeline: Option<PathBuf>,
 }
 
 /// The engine clock of `ttlstream serve`.
@@ -119,6 +130,14 @@ pub fn run(args: ServeArgs) -> ExitCode {
             eprintln!("error: {e}");
             return ExitCode::from(2);
         }
+    };
+    let pipeline = match args.pipeline.as_deref().map(ServedPipeline::load) {
+        Some(Ok(pipeline)) => Some(pipeline),
+        Some(Err(e)) => {
+            eprintln!("error: --pipeline: {e}");
+            return ExitCode::from(2);
+        }
+        None => None,
     };
     if !args.listen.ip().is_loopback() && credentials.is_none() {
         eprintln!(
@@ -171,7 +190,7 @@ pub fn run(args: ServeArgs) -> ExitCode {
     };
     let signed = options.credentials.is_some();
     let code = super::block_on(async move {
-        let server = match Server::bind(engine, options).await {
+        let server = match Server::bind(engine.clone(), options).await {
             Ok(server) => server,
             Err(e) => {
                 eprintln!("error: {e}");
@@ -180,19 +199,59 @@ pub fn run(args: ServeArgs) -> ExitCode {
         };
         if let Ok(addr) = server.local_addr() {
             eprintln!(
-                "ttlstream serve: DynamoDB API on http://{addr} (SigV4 {}; clock {:?}; TTL transition {})",
+                "ttlstream serve: DynamoDB, Tablestore and Spanner APIs on http://{addr} (SigV4 {}; clock {:?}; TTL transition {}){}",
                 if signed { "verified" } else { "not verified" },
                 args.clock,
                 humantime::format_duration(args.ttl_transition),
+                pipeline.as_ref().map_or(String::new(), |p| format!(
+                    "; pipeline {}",
+                    p.path().display()
+                )),
             );
         }
-        match server.run(super::shutdown_signal()).await {
+        // SIGTERM / SIGINT, or a pipeline that failed, stops both.
+        let (stop, stopped) = watch::channel(false);
+        let stop = Arc::new(stop);
+        let signal = tokio::spawn({
+            let stop = stop.clone();
+            async move {
+                super::shutdown_signal().await;
+                stop.send_replace(true);
+            }
+        });
+        // In this task beside the server (a pipeline is not `Send`).
+        let piped = async {
+            let pipeline = pipeline?;
+            let result = pipeline
+                .run(engine, args.data_dir.clone(), stopped.clone())
+                .await;
+            stop.send_replace(true);
+            Some(result)
+        };
+        let mut server_stopped = stopped.clone();
+        let served = async {
+            let served = server
+                .run(async move {
+                    let _ = server_stopped.wait_for(|stopped| *stopped).await;
+                })
+                .await;
+            stop.send_replace(true);
+            served
+        };
+        let (served, piped) = tokio::join!(served, piped);
+        signal.abort();
+        let mut code = match served {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("error: {e}");
                 ExitCode::FAILURE
             }
+        };
+        if let Some(Err(e)) = piped {
+            eprintln!("error: pipeline: {e}");
+            code = ExitCode::from(if e.is_bad_input() { 2 } else { 1 });
         }
+        code
     });
     sweeper.stop();
     code

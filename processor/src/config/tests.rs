@@ -289,3 +289,39 @@ fn engine_section_owns_the_database_and_the_source_only_reads() {
         assert!(err.to_string().contains(name), "{key}: {err}");
     }
 }
+
+/// `ttlstream serve --pipeline` runs the pipeline on the engine serve has
+/// open: its source is `[source.engine]` without `data_dir`, and `[engine]`
+/// (serve owns the engine) or another source is refused by name.
+#[test]
+fn a_served_pipeline_reads_the_served_engine_only() {
+    let served = |text: &str| Config::parse_as(text, Path::new("p.toml"), Role::Served);
+    let without_dir = MINIMAL.replace("data_dir = \"data\"\n", "model = \"tablestore\"\n");
+    let config = served(&without_dir).expect("[source.engine] without data_dir");
+    assert!(matches!(
+        config.source,
+        Some(SourceConfig::Engine(EngineSourceConfig {
+            model: crate::sources::engine::TtlModel::Tablestore,
+            data_dir: None,
+            ..
+        }))
+    ));
+    let refused = |text: &str| served(text).expect_err("refused").to_string();
+    let message = refused(MINIMAL);
+    assert!(
+        message.contains("p.toml") && message.contains("source.engine.data_dir: not allowed"),
+        "{message}"
+    );
+    let owned = without_dir.replace(
+        "[source.engine]",
+        "[engine]\ndata_dir = \"d\"\n\n[source.engine]",
+    );
+    let message = refused(&owned);
+    assert!(message.contains("engine: not allowed"), "{message}");
+    let file = MINIMAL.replace(
+        "[source.engine]\ndata_dir = \"data\"\ntable = \"SessionData\"",
+        "[source.file]\npath = \"replay.ndjson\"",
+    );
+    let message = refused(&file);
+    assert!(message.contains("use [source.engine]"), "{message}");
+}

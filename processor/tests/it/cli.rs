@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const TTL_FILTER: &str = include_str!("../../../deploy/filters/ttl-system-deletes.json");
+use crate::common::{TTL_FILTER, stderr, stdout};
 
 const TTL_REMOVE: &str = r#"{"eventID":"1","eventName":"REMOVE","eventVersion":"1.1","eventSource":"aws:dynamodb","awsRegion":"us-east-1",
   "dynamodb":{"ApproximateCreationDateTime":1571827561,"Keys":{"UserName":{"S":"user1"},"SessionId":{"S":"74686572652773"}},
@@ -22,14 +22,6 @@ fn ttlstream(args: &[&str], files: &[(&str, &str)]) -> (Output, PathBuf) {
         .output()
         .expect("run ttlstream");
     (output, dir)
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
 #[test]

@@ -2,6 +2,8 @@
 
 use std::process::{Command, Output};
 
+use crate::common::stdout;
+
 const SEED: &str = include_str!("../../../deploy/alarms/ttl-deletion-anomaly.json");
 
 fn simulate(datapoints: &str, extra: &[&str]) -> Output {
@@ -25,10 +27,6 @@ fn simulate_alarm(alarm: &str, datapoints: &str, extra: &[&str]) -> Output {
         .args(extra)
         .output()
         .expect("run ttlstream")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
 #[test]

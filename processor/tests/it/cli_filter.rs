@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
-const TTL_FILTER: &str = include_str!("../../../deploy/filters/ttl-system-deletes.json");
+use crate::common::{TTL_FILTER, stderr, stdout};
 
 const TTL_REMOVE: &str = r#"{"eventName":"REMOVE","dynamodb":{"Keys":{"pk":{"S":"a"}}},"userIdentity":{"type":"Service","principalId":"dynamodb.amazonaws.com"}}"#;
 const USER_REMOVE: &str = r#"{"eventName":"REMOVE","dynamodb":{"Keys":{"pk":{"S":"a"}}}}"#;
@@ -31,14 +31,6 @@ fn ttlstream(args: &[&str], files: &[(&str, &str)], stdin: Option<&str>) -> Outp
     let _ = pipe.write_all(stdin.unwrap_or("").as_bytes());
     drop(pipe);
     child.wait_with_output().expect("wait")
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
 #[test]

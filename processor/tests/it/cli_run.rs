@@ -8,33 +8,12 @@
 use crate::common;
 use crate::prometheus_metrics::free_loopback_port;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
+use common::{TTL_ROUTE_TO_FILE, stderr, write_config};
 use serde_json::Value;
-
-/// Writes `config` (TOML) as `dir/ttlstream.toml` and the TTL filter as
-/// `dir/ttl.json`; the config's path.
-fn write_config(dir: &Path, config: &str) -> PathBuf {
-    std::fs::write(dir.join("ttl.json"), common::TTL_FILTER).expect("filter");
-    let path = dir.join("ttlstream.toml");
-    std::fs::write(&path, config).expect("config");
-    path
-}
-
-const ROUTE_AND_SINK: &str = r#"
-[checkpoint]
-dir = "state"
-
-[[routes]]
-name = "ttl"
-filter = "ttl.json"
-sinks = ["archive"]
-
-[sinks.archive.file]
-path = "archive"
-"#;
 
 /// `ttlstream run --config <config>` in `cwd`, to its end.
 fn run(cwd: &Path, config: &str) -> Output {
@@ -45,10 +24,6 @@ fn run(cwd: &Path, config: &str) -> Output {
         .expect("run ttlstream")
 }
 
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
 #[test]
 fn a_malformed_replay_line_and_a_missing_replay_file_exit_2() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -56,7 +31,7 @@ fn a_malformed_replay_line_and_a_missing_replay_file_exit_2() {
     text.push_str("{\"eventName\": \n");
     std::fs::write(dir.path().join("replay.ndjson"), text).expect("replay");
     let source = "[source.file]\npath = \"replay.ndjson\"\non_malformed = \"fail\"\n";
-    write_config(dir.path(), &format!("{source}{ROUTE_AND_SINK}"));
+    write_config(dir.path(), &format!("{source}{TTL_ROUTE_TO_FILE}"));
     let out = run(dir.path(), "ttlstream.toml");
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(
@@ -80,7 +55,7 @@ fn a_missing_filter_file_names_the_key_and_line_that_refer_to_it() {
     let dir = tempfile::tempdir().expect("tempdir");
     std::fs::write(dir.path().join("replay.ndjson"), common::ttl_replay(1)).expect("replay");
     let source = "[source.file]\npath = \"replay.ndjson\"\n";
-    let config = format!("{source}{ROUTE_AND_SINK}").replace("ttl.json", "filters/ttl.json");
+    let config = format!("{source}{TTL_ROUTE_TO_FILE}").replace("ttl.json", "filters/ttl.json");
     write_config(dir.path(), &config);
     let out = run(dir.path(), "ttlstream.toml");
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
@@ -96,7 +71,7 @@ fn a_missing_filter_file_names_the_key_and_line_that_refer_to_it() {
 fn a_mistyped_data_dir_is_refused_and_not_created() {
     let dir = tempfile::tempdir().expect("tempdir");
     let source = "[source.engine]\ndata_dir = \"dta\"\ntable = \"SessionData\"\n";
-    write_config(dir.path(), &format!("{source}{ROUTE_AND_SINK}"));
+    write_config(dir.path(), &format!("{source}{TTL_ROUTE_TO_FILE}"));
     let out = run(dir.path(), "ttlstream.toml");
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     let err = stderr(&out);
@@ -119,7 +94,7 @@ fn a_mistyped_data_dir_is_refused_and_not_created() {
         )
         .expect("table");
     engine.close().expect("close");
-    let config = format!("{source}{ROUTE_AND_SINK}").replace("\"dta\"", "\"data\"");
+    let config = format!("{source}{TTL_ROUTE_TO_FILE}").replace("\"dta\"", "\"data\"");
     write_config(dir.path(), &config);
     let out = run(dir.path(), "ttlstream.toml");
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
@@ -157,7 +132,7 @@ fn the_replay_checkpoint_is_one_however_the_config_path_is_spelled() {
     let all = common::ttl_replay(6);
     let lines: Vec<&str> = all.split_inclusive('\n').collect();
     let source = "[source.file]\npath = \"replay.ndjson\"\n";
-    let config = write_config(dir.path(), &format!("{source}{ROUTE_AND_SINK}"));
+    let config = write_config(dir.path(), &format!("{source}{TTL_ROUTE_TO_FILE}"));
     let archive = dir.path().join("archive/SessionData");
     let spellings = [
         "ttlstream.toml".to_string(),
@@ -197,7 +172,7 @@ fn a_replay_honours_the_sinks_batch_limits() {
     std::fs::write(dir.path().join("replay.ndjson"), common::ttl_replay(1000)).expect("replay");
     let source = "[source.file]\npath = \"replay.ndjson\"\n";
     let config =
-        format!("{source}{ROUTE_AND_SINK}\n[sinks.archive.file.batch]\nmax_records = 100\n");
+        format!("{source}{TTL_ROUTE_TO_FILE}\n[sinks.archive.file.batch]\nmax_records = 100\n");
     write_config(dir.path(), &config);
     let out = run(dir.path(), "ttlstream.toml");
     assert!(out.status.success(), "{}", stderr(&out));
@@ -221,7 +196,7 @@ fn a_replay_honours_the_sinks_batch_limits() {
     .expect("replay");
     let record_bytes = common::ttl_replay(1).len();
     let config = format!(
-        "{source}{ROUTE_AND_SINK}\n[sinks.archive.file.batch]\nmax_bytes = {}\n",
+        "{source}{TTL_ROUTE_TO_FILE}\n[sinks.archive.file.batch]\nmax_bytes = {}\n",
         5 * record_bytes
     );
     write_config(bytes_dir.path(), &config);
@@ -248,7 +223,7 @@ fn a_failing_sink_stalls_the_sidecar_visibly_until_sigterm_and_nothing_is_lost()
     // The archive directory cannot be made: a file is in its way.
     std::fs::write(dir.path().join("archive"), b"in the way").expect("block");
     let source = "[source.file]\npath = \"replay.ndjson\"\n";
-    let config = write_config(dir.path(), &format!("{source}{ROUTE_AND_SINK}"));
+    let config = write_config(dir.path(), &format!("{source}{TTL_ROUTE_TO_FILE}"));
     let prometheus = free_loopback_port();
     let child = Command::new(env!("CARGO_BIN_EXE_ttlstream"))
         .current_dir(dir.path())

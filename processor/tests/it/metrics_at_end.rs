@@ -22,39 +22,14 @@ use ttlstream_engine::{ManualClock, StreamViewType};
 /// deletions to `dir/archive` in batches of `batch`, with hour-long metric
 /// periods (so no period ends during a test) and `metrics` (TOML lines).
 fn write_config(dir: &Path, source: &str, batch: usize, metrics: &str) -> std::path::PathBuf {
-    std::fs::write(dir.join("ttl.json"), common::TTL_FILTER).expect("filter");
-    let path = dir.join("ttlstream.toml");
-    std::fs::write(
-        &path,
-        format!(
-            r#"
-{source}
-
-[checkpoint]
-dir = "state"
-
-[batch]
-max_records = {batch}
-
-[[routes]]
-name = "ttl"
-filter = "ttl.json"
-sinks = ["archive"]
-
-[sinks.archive.file]
-path = "archive"
-
-[sinks.archive.file.batch]
-max_records = {batch}
-
-[metrics]
-period_secs = 3600
-{metrics}
-"#
+    let route = common::TTL_ROUTE_TO_FILE;
+    common::write_config(
+        dir,
+        &format!(
+            "{source}\n{route}\n[sinks.archive.file.batch]\nmax_records = {batch}\n\n\
+             [batch]\nmax_records = {batch}\n\n[metrics]\nperiod_secs = 3600\n{metrics}\n"
         ),
     )
-    .expect("config");
-    path
 }
 
 /// Sum of `TimeToLiveDeletedItemCount` for `SessionData` over the EMF lines

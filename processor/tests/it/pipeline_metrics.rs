@@ -5,7 +5,6 @@
 
 use crate::common;
 
-use std::path::Path;
 use std::sync::Arc;
 
 use ttlstream::demo::items::{SEED_CREATION_TIME_SECS, last_seed_expiration_secs, seed_items};
@@ -13,8 +12,6 @@ use ttlstream::engine::OwnedEngine;
 use ttlstream::metrics::{MetricDatum, SnapshotRecorder};
 use ttlstream::{Config, Pipeline};
 use ttlstream_engine::{ManualClock, StreamViewType};
-
-const FILTER: &str = include_str!("../../../deploy/filters/ttl-system-deletes.json");
 
 fn value(data: &[MetricDatum], name: &str, table: Option<&str>) -> Option<f64> {
     data.iter()
@@ -37,29 +34,15 @@ async fn step_records_reads_matches_deliveries_and_ttl_deletions() {
     // Past the end of the deletions' metric period, so it closes.
     clock.set_millis(clock_now(&clock) + 120_000);
 
-    std::fs::write(dir.path().join("ttl.json"), FILTER).expect("filter");
-    let toml = r#"
-[source.engine]
-data_dir = "data"
-table = "SessionData"
-
-[checkpoint]
-dir = "state"
-
-[[routes]]
-name = "ttl"
-filter = "ttl.json"
-sinks = ["archive"]
-
-[sinks.archive.file]
-path = "archive"
-
-[metrics]
-period_secs = 60
-"#;
-    let config_path = dir.path().join("ttlstream.toml");
-    std::fs::write(&config_path, toml).expect("config");
-    let config = Config::load(Path::new(&config_path)).expect("config");
+    let config_path = common::write_config(
+        dir.path(),
+        &format!(
+            "{}{}\n[metrics]\nperiod_secs = 60\n",
+            common::SEED_ENGINE_SOURCE,
+            common::TTL_ROUTE_TO_FILE
+        ),
+    );
+    let config = Config::load(&config_path).expect("config");
     // The test owns the engine (and sweeps it): the pipeline publishes its
     // sweeper lag as the owner's.
     let mut pipeline =

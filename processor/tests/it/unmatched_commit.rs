@@ -11,35 +11,19 @@ use ttlstream::demo::items::SEED_CREATION_TIME_SECS;
 use ttlstream::{Config, Pipeline};
 use ttlstream_engine::{Engine, ManualClock, StreamViewType};
 
-const FILTER: &str = include_str!("../../../deploy/filters/ttl-system-deletes.json");
-
 /// An engine whose stream holds the seed's five INSERTs (none expired, so no
 /// TTL deletion), and a config reading it two records at a time.
 fn engine_and_config(dir: &Path) -> (Engine, Config) {
     let clock = Arc::new(ManualClock::new(SEED_CREATION_TIME_SECS * 1000));
     let engine = common::seed_engine(dir, clock, StreamViewType::NewAndOldImages);
-    std::fs::write(dir.join("ttl.json"), FILTER).expect("filter");
-    let toml = r#"
-[source.engine]
-data_dir = "data"
-table = "SessionData"
-
-[checkpoint]
-dir = "state"
-
-[batch]
-max_records = 2
-
-[[routes]]
-name = "ttl"
-filter = "ttl.json"
-sinks = ["archive"]
-
-[sinks.archive.file]
-path = "archive"
-"#;
-    let path = dir.join("ttlstream.toml");
-    std::fs::write(&path, toml).expect("config");
+    let path = common::write_config(
+        dir,
+        &format!(
+            "{}{}\n[batch]\nmax_records = 2\n",
+            common::SEED_ENGINE_SOURCE,
+            common::TTL_ROUTE_TO_FILE
+        ),
+    );
     (engine, Config::load(&path).expect("config"))
 }
 

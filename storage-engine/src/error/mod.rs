@@ -47,6 +47,15 @@ pub enum OpenError {
         #[source]
         source: StorageError,
     },
+    /// Another process (or another engine in this one) has the directory
+    /// open: fjall locks a data directory for one opener at a time.
+    #[error(
+        "data directory {path} is in use by another process (an engine's data directory is opened by one process at a time)"
+    )]
+    InUse {
+        /// The data directory.
+        path: String,
+    },
     /// The directory was written by an incompatible on-disk format version.
     #[error(
         "data directory {path} has format version {found}, this build reads version {expected}"

@@ -13,6 +13,21 @@ use ttlstream_engine::{
 };
 
 #[test]
+fn a_directory_open_elsewhere_is_in_use_and_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = Arc::new(ManualClock::new(START_MILLIS));
+    let first = open(dir.path(), &clock);
+    let second = ttlstream_engine::Engine::open(dir.path(), Default::default());
+    match second {
+        Err(ttlstream_engine::OpenError::InUse { path }) => {
+            assert_eq!(path, dir.path().display().to_string());
+        }
+        other => panic!("expected InUse, got {:?}", other.map(|_| "an engine")),
+    }
+    drop(first);
+}
+
+#[test]
 fn reopen_keeps_items_ttl_settings_stream_and_sequence() {
     let dir = tempfile::tempdir().unwrap();
     let clock = Arc::new(ManualClock::new(START_MILLIS));

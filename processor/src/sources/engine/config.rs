@@ -9,14 +9,18 @@ use crate::sources::StartingPosition;
 
 /// `[source.engine]`: read a table's stream from an engine. The engine is
 /// the config's `[engine]` (this process owns it and sweeps it,
-/// [`crate::engine`]), or, without `[engine]`, the one at `data_dir` that
-/// another process owns (`ttlstream serve`).
+/// [`crate::engine`]), the one `ttlstream serve --pipeline` serves, or,
+/// without either, the one at `data_dir`, opened to read and not swept (an
+/// engine's directory is opened by one process at a time, so not one a
+/// running `serve` has open).
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EngineSourceConfig {
-    /// The data directory of an engine another process owns (relative
-    /// paths: against the config file). Required without `[engine]`; not
-    /// allowed with it (the source reads `[engine]`'s database). It must
+    /// The data directory of an engine to read without sweeping it
+    /// (relative paths: against the config file). Required without
+    /// `[engine]`; not allowed with it (the source reads `[engine]`'s
+    /// database) nor under `ttlstream serve --pipeline` (it reads the
+    /// served engine). It must
     /// exist and hold the table: a reader never creates a database.
     #[serde(default)]
     pub data_dir: Option<PathBuf>,

@@ -1,5 +1,6 @@
 use std::time::Duration;
 
+use super::shards::guess_next;
 use super::*;
 use serde_dynamo::{AttributeValue, Item};
 use ttlstream_engine::{ScalarAttributeType, StreamViewType, TableDefinition};

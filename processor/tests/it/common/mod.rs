@@ -108,6 +108,39 @@ pub fn seed_engine(
 /// The filter that selects TTL deletions, as shipped.
 pub const TTL_FILTER: &str = include_str!("../../../../deploy/filters/ttl-system-deletes.json");
 
+/// A sidecar config's `[source.engine]` reading [`seed_engine`]'s table.
+pub const SEED_ENGINE_SOURCE: &str = r#"
+[source.engine]
+data_dir = "data"
+table = "SessionData"
+"#;
+
+/// A sidecar config's checkpoints in `state` and its one route, `ttl`: what
+/// `ttl.json` ([`write_config`]'s TTL filter) matches goes to the file sink
+/// `archive`, under `archive`. Tables such as `[batch]` or `[metrics]` may
+/// follow it.
+pub const TTL_ROUTE_TO_FILE: &str = r#"
+[checkpoint]
+dir = "state"
+
+[[routes]]
+name = "ttl"
+filter = "ttl.json"
+sinks = ["archive"]
+
+[sinks.archive.file]
+path = "archive"
+"#;
+
+/// Writes `config` (TOML) as `dir/ttlstream.toml` and [`TTL_FILTER`] as
+/// `dir/ttl.json`; the config's path.
+pub fn write_config(dir: &std::path::Path, config: &str) -> std::path::PathBuf {
+    std::fs::write(dir.join("ttl.json"), TTL_FILTER).expect("filter");
+    let path = dir.join("ttlstream.toml");
+    std::fs::write(&path, config).expect("config");
+    path
+}
+
 /// `count` TTL deletions of `SessionData` as NDJSON lines in the Lambda
 /// event's shape, `SequenceNumber`s 100000000000000000001 up, one second
 /// apart from 2019-10-23 11:06 UTC (all in one hour).
@@ -200,4 +233,14 @@ pub fn engine_reader(
     Box::new(ttlstream::sources::engine::EngineSource::new(
         engine, source,
     ))
+}
+
+/// A command's standard output, as text.
+pub fn stdout(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// A command's standard error, as text.
+pub fn stderr(output: &std::process::Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
 }

@@ -2,6 +2,12 @@
 //! ([`StoredHeader`]): a stream reader that has no use for records of some
 //! kinds (the processor's routes all require `eventName` REMOVE) reads only
 //! this much of them ([`crate::Streams::get_stored_records_of`]).
+//!
+//! Why it pays: with the routes' `eventName`s passed to the read, the
+//! processor's pipeline archived 240,593 TTL deletions/s at 6.44 CPU µs per
+//! record; reading the INSERTs whole and letting the filter drop them,
+//! 184,044/s at 8.56 µs (24 % slower; the processor's
+//! `pipeline_bench 200000 2000 5 3`, file sink, median of 3 rounds, both in one run).
 
 use std::ops::Range;
 

@@ -5,6 +5,12 @@
 //! (a `String` and a `HashMap` per attribute). Attributes come in stored order.
 //! Strings come as [`Text`]: their bytes were checked as UTF-8 once, when the
 //! record was read, and are not checked again.
+//!
+//! Why it pays: the processor's pipeline, routing and archiving TTL
+//! deletions to the file sink from these views, ran at 240,593 archived/s
+//! and 6.44 CPU µs per record; from decoded [`ChangeRecord`]s written as
+//! JSON by serde, at 109,953/s and 15.60 µs (54 % slower; the processor's
+//! `pipeline_bench 200000 2000 5 3`, file sink, median of 3 rounds, both in one run).
 
 use std::ops::Range;
 
