@@ -99,3 +99,13 @@ fn the_tablestore_walkthrough_archives_alices_ttl_deletion() {
         "{record}"
     );
 }
+
+#[test]
+fn the_spanner_walkthrough_archives_the_row_deletion_policy_delete() {
+    let stdout = run("spanner");
+    let record = archived(&stdout, "commit_timestamp");
+    assert_eq!(record["mod_type"], "DELETE", "{record}");
+    assert_eq!(record["is_system_transaction"], true, "{record}");
+    assert_eq!(record["transaction_tag"], "RowDeletionPolicy", "{record}");
+    assert_eq!(record["mods"][0]["keys"]["SingerId"], "1", "{record}");
+}
