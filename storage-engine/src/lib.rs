@@ -145,8 +145,8 @@
 //!   [`DynamoDb::sweeper_lag_millis`](crate::DynamoDb::sweeper_lag_millis) see only what is indexed.
 //! * The Tablestore model ([`tablestore`]) has no expiry index: each sweep
 //!   pass scans every Tablestore table; versions beyond `max_versions` are
-//!   hidden at once but removed only by such a pass. No conditional or
-//!   column-delete actions, no range reads (GetRange) beyond a full scan.
+//!   hidden at once but removed only by such a pass. GetRange reads from
+//!   the start of the table up to its lower bound (no key index to seek).
 //! * The Spanner model ([`spanner`]) takes DDL only for the row deletion
 //!   policy; tables are created from a [`spanner::SpannerTableDefinition`]
 //!   value. No SQL, one change-stream partition; backup and
