@@ -122,9 +122,11 @@ impl OwnedEngine {
 
     /// Sets the `SweeperLagMilliseconds` gauge of every table of the engine
     /// (the engine's [`DynamoDb::sweeper_lag_millis`](ttlstream_engine::DynamoDb::sweeper_lag_millis)), and the
-    /// `row_deletion_policy/processed_watermark_age` gauge of every Spanner
-    /// table that has a processed watermark
-    /// ([`Spanner::processed_watermark_millis`](ttlstream_engine::Spanner::processed_watermark_millis)). A table whose lag
+    /// `row_deletion_policy/processed_watermark_age` and
+    /// `row_deletion_policy/undeletable_rows` gauges of every Spanner table
+    /// that has a processed watermark
+    /// ([`Spanner::processed_watermark_millis`](ttlstream_engine::Spanner::processed_watermark_millis),
+    /// [`Spanner::undeletable_rows`](ttlstream_engine::Spanner::undeletable_rows)). A table whose lag
     /// cannot be read is left out (logged at debug level).
     pub fn publish_sweeper_lag(&self) {
         self.publish_processed_watermark_age();
@@ -148,8 +150,9 @@ impl OwnedEngine {
 }
 
 impl OwnedEngine {
-    /// Sets `row_deletion_policy/processed_watermark_age` (seconds) of each
-    /// Spanner table whose policy a complete sweep pass has processed.
+    /// Sets `row_deletion_policy/processed_watermark_age` (seconds) and
+    /// `row_deletion_policy/undeletable_rows` of each Spanner table whose
+    /// policy a complete sweep pass has processed.
     fn publish_processed_watermark_age(&self) {
         let tables = match self.engine.spanner().list_tables() {
             Ok(tables) => tables,
@@ -165,12 +168,19 @@ impl OwnedEngine {
                     let age_secs = now_millis.saturating_sub(watermark).max(0) / 1000;
                     ::metrics::gauge!(
                         names::SPANNER_PROCESSED_WATERMARK_AGE,
-                        names::TABLE_NAME => table
+                        names::TABLE_NAME => table.clone()
                     )
                     .set(age_secs as f64);
                 }
-                Ok(None) => {}
-                Err(error) => tracing::debug!(%table, %error, "processed watermark unavailable"),
+                Ok(None) => continue,
+                Err(error) => {
+                    tracing::debug!(%table, %error, "processed watermark unavailable");
+                    continue;
+                }
+            }
+            if let Ok(Some(undeletable)) = self.engine.spanner().undeletable_rows(&table) {
+                ::metrics::gauge!(names::SPANNER_UNDELETABLE_ROWS, names::TABLE_NAME => table)
+                    .set(undeletable.rows as f64);
             }
         }
     }

@@ -22,7 +22,8 @@
 //! │                                        (insert, update, insertOrUpdate, replace, delete),
 //! │                                        insert_row, delete_row, read_row, read_index,
 //! │                                        scan_table, read_change_stream,
-//! │                                        restore_table_from_backup
+//! │                                        restore_table_from_backup,
+//! │                                        processed_watermark_millis, undeletable_rows
 //! └── shared by every model: start_sweeper -> Sweeper (background TTL deletions),
 //!     sweep_now (one pass, for tests and tools), trim_streams (stream retention),
 //!     persist, close, clock
@@ -152,8 +153,10 @@
 //!   value. No SQL, one change-stream partition; backup and
 //!   restore is a table copy ([`Spanner::restore_table_from_backup`](crate::Spanner::restore_table_from_backup)). The
 //!   policy's processed watermark
-//!   ([`Spanner::processed_watermark_millis`](crate::Spanner::processed_watermark_millis)) is kept in memory
-//!   only; no cascade is refused as too large, so no row is undeletable.
+//!   ([`Spanner::processed_watermark_millis`](crate::Spanner::processed_watermark_millis)) and undeletable rows
+//!   ([`Spanner::undeletable_rows`](crate::Spanner::undeletable_rows): a row whose cascade would exceed
+//!   [`spanner::MAX_MUTATIONS_PER_COMMIT`] is left whole and counted) are
+//!   kept in memory only.
 //!
 //! ## Example
 //!

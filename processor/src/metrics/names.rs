@@ -24,6 +24,12 @@ pub const SWEEPER_LAG_MILLISECONDS: &str = "SweeperLagMilliseconds";
 /// Cloud Monitoring reports it per database). Not set before the first such
 /// pass since the engine was opened. Set with [`SWEEPER_LAG_MILLISECONDS`].
 pub const SPANNER_PROCESSED_WATERMARK_AGE: &str = "row_deletion_policy/processed_watermark_age";
+/// The engine's Spanner tables' `row_deletion_policy/undeletable_rows` per
+/// `TableName`: rows due under the policy that the last complete sweep pass
+/// could not delete, a cascade over Spanner's per-commit mutation limit
+/// ("Spanner: TTL metrics and monitoring"); 0 when there were none. Set with
+/// [`SPANNER_PROCESSED_WATERMARK_AGE`], from the same pass (Count).
+pub const SPANNER_UNDELETABLE_ROWS: &str = "row_deletion_policy/undeletable_rows";
 /// Lines of a replay file that were not stream records and were skipped
 /// (`on_malformed = "skip"`) (Count).
 pub const RECORDS_MALFORMED: &str = "RecordsMalformed";
@@ -108,6 +114,11 @@ pub fn describe() {
         SPANNER_PROCESSED_WATERMARK_AGE,
         Unit::Seconds,
         "Seconds since the last sweep pass that deleted every row due, per Spanner TableName"
+    );
+    describe_gauge!(
+        SPANNER_UNDELETABLE_ROWS,
+        Unit::Count,
+        "Rows due under a row deletion policy that the last complete pass could not delete, per Spanner TableName"
     );
     describe_gauge!(
         SINK_STALLED_MILLISECONDS,

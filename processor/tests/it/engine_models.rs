@@ -370,7 +370,8 @@ async fn tablestore_deleted_rows_metric_and_its_anomaly_alarm() {
 
 /// The owner of a Spanner-model engine publishes each table's
 /// `row_deletion_policy/processed_watermark_age`: seconds since the last
-/// sweep pass that deleted every row then due.
+/// sweep pass that deleted every row then due, and beside it
+/// `row_deletion_policy/undeletable_rows`, an explicit 0 here.
 #[tokio::test]
 async fn the_owner_publishes_spanner_processed_watermark_age() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -393,19 +394,28 @@ async fn the_owner_publishes_spanner_processed_watermark_age() {
             .owning(ttlstream::engine::OwnedEngine::new(engine.clone(), None));
     let recorder = ttlstream::metrics::SnapshotRecorder::new();
     let _guard = metrics::set_default_local_recorder(&recorder);
-    let age = |recorder: &ttlstream::metrics::SnapshotRecorder| {
+    let gauge = |recorder: &ttlstream::metrics::SnapshotRecorder, name: &str| {
         recorder
             .flush()
             .into_iter()
-            .find(|d| d.name == "row_deletion_policy/processed_watermark_age")
+            .find(|d| d.name == name)
             .map(|d| (d.dimensions, d.value))
+    };
+    let age = |recorder: &ttlstream::metrics::SnapshotRecorder| {
+        gauge(recorder, "row_deletion_policy/processed_watermark_age")
+    };
+    let undeletable = |recorder: &ttlstream::metrics::SnapshotRecorder| {
+        gauge(recorder, "row_deletion_policy/undeletable_rows")
     };
 
     pipeline.step().await.expect("step");
     assert_eq!(age(&recorder), None, "no pass has processed the table yet");
+    assert_eq!(undeletable(&recorder), None);
     engine.sweep_now().expect("sweep");
     clock.advance(Duration::from_secs(90));
     pipeline.step().await.expect("step");
     let table = vec![("TableName".to_string(), "Singers".to_string())];
-    assert_eq!(age(&recorder), Some((table, 90.0)));
+    assert_eq!(age(&recorder), Some((table.clone(), 90.0)));
+    pipeline.step().await.expect("step");
+    assert_eq!(undeletable(&recorder), Some((table, 0.0)));
 }

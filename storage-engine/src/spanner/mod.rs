@@ -35,6 +35,7 @@ mod value;
 pub(crate) mod watermark;
 mod write;
 
+pub use crate::sweeper::watermark::UndeletableRows;
 pub use ddl::{DdlError, MAX_POLICY_DAYS, RowDeletionPolicy};
 pub use mutation::{MutationError, SpannerMutation};
 pub(crate) use record::record_time_millis;
@@ -43,6 +44,7 @@ pub use record::{
     TypeCode, ValueCaptureType,
 };
 pub use schema::{SpannerColumn, SpannerIndex, SpannerRow, SpannerTableDefinition};
+pub use sweep::MAX_MUTATIONS_PER_COMMIT;
 pub use value::{SpannerType, SpannerValue, rfc3339_millis};
 
 /// The Spanner model of an [`Engine`](crate::Engine), from

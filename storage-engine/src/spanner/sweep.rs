@@ -3,21 +3,73 @@
 //! table id ++ policy timestamp ms ++ encoded key), in batches of up to the sweeper's batch size.
 //! Each batch is one atomic write and one system transaction: the rows, their
 //! index and policy entries, their interleaved children, and the DELETE data
-//! change records with `transaction_tag: "RowDeletionPolicy"`. The pass
-//! limits, fairness and lag histogram are the sweeper's, shared by every
-//! model (`sweeper/pass.rs`).
+//! change records with `transaction_tag: "RowDeletionPolicy"`. A row whose
+//! deletion would exceed Spanner's mutation limit for one commit is not
+//! deleted at all, never half: it is counted as undeletable
+//! ([`Spanner::undeletable_rows`]) and stays, as on Spanner ("Spanner: TTL
+//! metrics and monitoring", undeletable rows). The pass limits, fairness and
+//! lag histogram are the sweeper's, shared by every model
+//! (`sweeper/pass.rs`).
 
-use super::Spanner;
 use super::load_all;
 use super::record::ROW_DELETION_POLICY_TAG;
 use super::stage::Txn;
+use super::{Spanner, SpannerMeta};
 use crate::error::StorageError;
+use crate::storage::item_key;
 use crate::storage::{decode_expiry_key, expiry_bound};
 use crate::sweeper::lag_histogram::LagHistogram;
 use crate::sweeper::pass::Pass;
 use std::ops::Bound;
 
+/// Spanner's limit on the mutations of one commit, secondary-index updates
+/// included ("Spanner: Quotas and limits": mutations per commit, 80,000).
+/// A row whose deletion counts more ([`Spanner::undeletable_rows`]) is
+/// undeletable by its row deletion policy.
+pub const MAX_MUTATIONS_PER_COMMIT: u64 = 80_000;
+
 impl Spanner<'_> {
+    /// The mutations deleting the row at `key` of `meta` counts: one for the
+    /// row, whatever interleaved rows its `ON DELETE CASCADE` removes
+    /// ("Spanner: Insert, update, and delete data using mutations": a
+    /// cascading delete is one mutation), plus one per secondary-index entry
+    /// removed, of the row and of every descendant (index updates count
+    /// toward the limit). Stops counting past [`MAX_MUTATIONS_PER_COMMIT`].
+    fn delete_mutations(
+        &self,
+        all: &[SpannerMeta],
+        meta: &SpannerMeta,
+        key: &[u8],
+    ) -> Result<u64, StorageError> {
+        let mut count = 1 + meta.index_ids.len() as u64;
+        self.count_descendant_index_entries(all, meta, key, &mut count)?;
+        Ok(count)
+    }
+
+    fn count_descendant_index_entries(
+        &self,
+        all: &[SpannerMeta],
+        meta: &SpannerMeta,
+        key: &[u8],
+        count: &mut u64,
+    ) -> Result<(), StorageError> {
+        for child in all.iter().filter(|c| {
+            c.definition.interleave_in_parent.as_deref() == Some(&meta.definition.table_name)
+        }) {
+            for guard in self.inner.store.items.prefix(item_key(child.id, key)) {
+                if *count > MAX_MUTATIONS_PER_COMMIT {
+                    return Ok(());
+                }
+                let child_key = guard.key()?;
+                *count += child.index_ids.len() as u64;
+                if let Some(encoded) = child_key.get(4..) {
+                    self.count_descendant_index_entries(all, child, encoded, count)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// One table's part of a sweep pass (see `sweeper/pass.rs`): at most
     /// `pass.budget` rows deleted (interleaved children not counted),
     /// `pass.batch` policy entries per atomic batch; each deletion's lag (now
@@ -63,6 +115,8 @@ impl Spanner<'_> {
                 if let Some(Bound::Excluded(k)) = self.inner.sweep_resume.take(meta.id) {
                     from = Some(k);
                     from_first_key = false;
+                } else {
+                    self.inner.processed_watermarks.begin(meta.id);
                 }
             }
             let lo = match &from {
@@ -102,6 +156,11 @@ impl Spanner<'_> {
                     Some(row)
                         if meta.definition.policy_timestamp(&row) == Some(ms) && ms < cutoff =>
                     {
+                        if self.delete_mutations(&all, &meta, key)? > MAX_MUTATIONS_PER_COMMIT {
+                            // Left whole, with its entry: counted, not half deleted.
+                            self.inner.processed_watermarks.undeletable(meta.id, ms);
+                            continue;
+                        }
                         self.stage_spanner_delete(&mut batch, &all, &meta, key, &row, &mut txn)?;
                         deleted += 1;
                         let expired_at = ms.saturating_add(policy.interval_millis());

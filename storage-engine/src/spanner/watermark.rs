@@ -6,6 +6,7 @@
 
 use super::Spanner;
 use crate::error::ReadError;
+use crate::sweeper::watermark::UndeletableRows;
 
 impl Spanner<'_> {
     /// The names of the Spanner-model tables, in name order.
@@ -38,5 +39,30 @@ impl Spanner<'_> {
             return Ok(None);
         }
         Ok(self.inner.processed_watermarks.get(meta.id))
+    }
+
+    /// The rows due under `table`'s row deletion policy that the last
+    /// complete sweep pass could not delete, because deleting one (with its
+    /// interleaved descendants and their index entries) exceeds
+    /// [`MAX_MUTATIONS_PER_COMMIT`](super::MAX_MUTATIONS_PER_COMMIT): such a
+    /// row is never half deleted, it stays until it fits (Spanner's
+    /// `row_deletion_policy/undeletable_rows` and
+    /// `SPANNER_SYS.ROW_DELETION_POLICIES.UNDELETABLE_ROWS`, "Spanner: TTL
+    /// metrics and monitoring"). `None` until a pass has gone through every
+    /// row due since this engine was opened, or when the table has no policy.
+    ///
+    /// # Errors
+    ///
+    /// [`ReadError::TableNotFound`] when no Spanner table has that name;
+    /// [`ReadError::Storage`].
+    pub fn undeletable_rows(&self, table: &str) -> Result<Option<UndeletableRows>, ReadError> {
+        let meta =
+            super::load(&self.inner.store, table)?.ok_or_else(|| ReadError::TableNotFound {
+                table: table.to_string(),
+            })?;
+        if meta.definition.row_deletion_policy.is_none() {
+            return Ok(None);
+        }
+        Ok(self.inner.processed_watermarks.undeletable_rows(meta.id))
     }
 }

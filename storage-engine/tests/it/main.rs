@@ -15,6 +15,7 @@ mod model;
 mod reopen;
 mod spanner;
 mod spanner_commit;
+mod spanner_undeletable;
 mod stream_records;
 mod stream_retention;
 mod stream_shards;
