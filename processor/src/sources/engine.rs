@@ -289,15 +289,7 @@ impl Source for EngineSource {
             if self.starting_position != StartingPosition::Latest {
                 return Ok(None);
             }
-            if self.reader.model != TtlModel::Dynamodb {
-                return self.reader.latest_of_model();
-            }
-            self.reader
-                .engine
-                .dynamodb()
-                .latest_sequence_number(&self.reader.table)
-                .map(|latest| latest.map(|s| s.to_string()))
-                .map_err(|source| self.reader.stream_error(source))
+            self.reader.latest_of_model()
         })
     }
 

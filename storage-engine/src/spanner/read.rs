@@ -168,4 +168,31 @@ impl Spanner<'_> {
             },
         )
     }
+
+    /// The sequence number of `table`'s newest change-stream entry, `None`
+    /// when it has none: where a reader starting at `LATEST` begins.
+    ///
+    /// # Errors
+    ///
+    /// As [`Spanner::read_change_stream`], without `TrimmedDataAccess`.
+    pub fn latest_sequence_number(
+        &self,
+        table: &str,
+    ) -> Result<Option<SequenceNumber>, StreamError> {
+        let meta = self.spanner_meta(table).map_err(|e| match e {
+            TableError::Storage(s) => StreamError::Storage(s),
+            _ => StreamError::TableNotFound {
+                table: table.to_string(),
+            },
+        })?;
+        if meta.definition.value_capture_type.is_none() {
+            return Err(StreamError::StreamNotEnabled {
+                table: table.to_string(),
+            });
+        }
+        Ok(crate::stream::keys::last_sequence_number(
+            &self.inner.store,
+            meta.id,
+        )?)
+    }
 }

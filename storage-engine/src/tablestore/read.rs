@@ -8,7 +8,7 @@ use crate::error::ReadError;
 use crate::storage::{ITEMS, decode_json};
 use crate::stream::error::StreamError;
 use crate::stream::keys::decode_record;
-use crate::stream::record::{ChangeRecord, StreamPosition};
+use crate::stream::record::{ChangeRecord, SequenceNumber, StreamPosition};
 use crate::stream::table_read::read_table_records;
 use serde_dynamo::Item;
 
@@ -94,6 +94,31 @@ impl Tablestore<'_> {
             limit,
             |_, value| Ok(decode_record(value)?),
         )
+    }
+
+    /// The `SequenceNumber` of `table`'s newest change record, `None` when
+    /// it has none: where a reader starting at `LATEST` begins.
+    ///
+    /// # Errors
+    ///
+    /// [`StreamError::TableNotFound`]; [`StreamError::StreamNotEnabled`];
+    /// [`StreamError::Storage`].
+    pub fn latest_sequence_number(
+        &self,
+        table: &str,
+    ) -> Result<Option<SequenceNumber>, StreamError> {
+        let meta = load(&self.inner.store, table)?.ok_or_else(|| StreamError::TableNotFound {
+            table: table.to_string(),
+        })?;
+        if meta.definition.stream_view_type.is_none() {
+            return Err(StreamError::StreamNotEnabled {
+                table: table.to_string(),
+            });
+        }
+        Ok(crate::stream::keys::last_sequence_number(
+            &self.inner.store,
+            meta.id,
+        )?)
     }
 
     fn tablestore_read_meta(&self, table: &str) -> Result<TablestoreMeta, ReadError> {

@@ -17,10 +17,6 @@ use super::{ReadFrom, ShardReader, TtlModel};
 use crate::error::SourceError;
 use crate::record::{Record, RecordContext};
 
-/// How many records a LATEST start reads per step while it looks for the
-/// newest one (the engine keeps no "last sequence number" of these models).
-const LATEST_SCAN_RECORDS: usize = 1000;
-
 impl ShardReader {
     /// Records of a Tablestore or Spanner table from `from`, at most
     /// `max_records`, each whole (its JSON written).
@@ -70,19 +66,16 @@ impl ShardReader {
     }
 
     /// The `SequenceNumber` of the table's newest record, `None` when it
-    /// has none: where a LATEST start reads after.
+    /// has none: where a LATEST start reads after (every model).
     pub(super) fn latest_of_model(&self) -> Result<Option<String>, SourceError> {
-        let mut latest = None;
-        loop {
-            let from = latest
-                .clone()
-                .map_or(ReadFrom::TrimHorizon, ReadFrom::After);
-            let records = self.read_model(&from, LATEST_SCAN_RECORDS)?;
-            match records.last() {
-                Some(last) => latest = Some(last.sequence_number.clone()),
-                None => return Ok(latest),
-            }
-        }
+        let latest = match self.model {
+            TtlModel::Tablestore => self.engine.tablestore().latest_sequence_number(&self.table),
+            TtlModel::Spanner => self.engine.spanner().latest_sequence_number(&self.table),
+            TtlModel::Dynamodb => self.engine.dynamodb().latest_sequence_number(&self.table),
+        };
+        Ok(latest
+            .map_err(|e| self.stream_error(e))?
+            .map(|sequence| sequence.to_string()))
     }
 
     /// Whether the engine holds the table in this model.
