@@ -21,6 +21,10 @@ mod measure;
 
 mod reads;
 
+/// The allocator of the `ttlstream` binary, which runs `ttlstream serve`.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let number = |i: usize| args.get(i).and_then(|a| a.parse::<usize>().ok());
