@@ -139,34 +139,17 @@ impl Spanner<'_> {
         after: Option<SequenceNumber>,
         limit: usize,
     ) -> Result<Vec<SpannerStreamEntry>, StreamError> {
-        let meta = self.spanner_meta(table).map_err(|e| match e {
-            TableError::Storage(s) => StreamError::Storage(s),
-            _ => StreamError::TableNotFound {
-                table: table.to_string(),
-            },
-        })?;
-        if meta.definition.value_capture_type.is_none() {
-            return Err(StreamError::StreamNotEnabled {
-                table: table.to_string(),
-            });
-        }
+        let id = self.change_stream_table_id(table)?;
         let from = match after {
             None => StreamPosition::TrimHorizon,
             Some(s) => StreamPosition::AfterSequenceNumber(s),
         };
-        read_table_records(
-            &self.inner.store,
-            table,
-            meta.id,
-            from,
-            limit,
-            |key, value| {
-                Ok(SpannerStreamEntry {
-                    sequence_number: decode_stream_key(key)?,
-                    record: decode_json(STREAM, "data change record", value)?,
-                })
-            },
-        )
+        read_table_records(&self.inner.store, table, id, from, limit, |key, value| {
+            Ok(SpannerStreamEntry {
+                sequence_number: decode_stream_key(key)?,
+                record: decode_json(STREAM, "data change record", value)?,
+            })
+        })
     }
 
     /// The sequence number of `table`'s newest change-stream entry, `None`
@@ -179,6 +162,15 @@ impl Spanner<'_> {
         &self,
         table: &str,
     ) -> Result<Option<SequenceNumber>, StreamError> {
+        let id = self.change_stream_table_id(table)?;
+        Ok(crate::stream::keys::last_sequence_number(
+            &self.inner.store,
+            id,
+        )?)
+    }
+
+    /// The id of Spanner table `table`, which must have a change stream.
+    fn change_stream_table_id(&self, table: &str) -> Result<u32, StreamError> {
         let meta = self.spanner_meta(table).map_err(|e| match e {
             TableError::Storage(s) => StreamError::Storage(s),
             _ => StreamError::TableNotFound {
@@ -190,9 +182,6 @@ impl Spanner<'_> {
                 table: table.to_string(),
             });
         }
-        Ok(crate::stream::keys::last_sequence_number(
-            &self.inner.store,
-            meta.id,
-        )?)
+        Ok(meta.id)
     }
 }

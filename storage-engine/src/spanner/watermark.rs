@@ -31,14 +31,9 @@ impl Spanner<'_> {
     /// [`ReadError::TableNotFound`] when no Spanner table has that name;
     /// [`ReadError::Storage`].
     pub fn processed_watermark_millis(&self, table: &str) -> Result<Option<i64>, ReadError> {
-        let meta =
-            super::load(&self.inner.store, table)?.ok_or_else(|| ReadError::TableNotFound {
-                table: table.to_string(),
-            })?;
-        if meta.definition.row_deletion_policy.is_none() {
-            return Ok(None);
-        }
-        Ok(self.inner.processed_watermarks.get(meta.id))
+        Ok(self
+            .policy_table_id(table)?
+            .and_then(|id| self.inner.processed_watermarks.get(id)))
     }
 
     /// The rows due under `table`'s row deletion policy that the last
@@ -56,13 +51,21 @@ impl Spanner<'_> {
     /// [`ReadError::TableNotFound`] when no Spanner table has that name;
     /// [`ReadError::Storage`].
     pub fn undeletable_rows(&self, table: &str) -> Result<Option<UndeletableRows>, ReadError> {
+        Ok(self
+            .policy_table_id(table)?
+            .and_then(|id| self.inner.processed_watermarks.undeletable_rows(id)))
+    }
+
+    /// The id of Spanner table `table` if it has a row deletion policy.
+    fn policy_table_id(&self, table: &str) -> Result<Option<u32>, ReadError> {
         let meta =
             super::load(&self.inner.store, table)?.ok_or_else(|| ReadError::TableNotFound {
                 table: table.to_string(),
             })?;
-        if meta.definition.row_deletion_policy.is_none() {
-            return Ok(None);
-        }
-        Ok(self.inner.processed_watermarks.undeletable_rows(meta.id))
+        Ok(meta
+            .definition
+            .row_deletion_policy
+            .is_some()
+            .then_some(meta.id))
     }
 }

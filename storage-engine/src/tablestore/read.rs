@@ -78,22 +78,10 @@ impl Tablestore<'_> {
         from: StreamPosition,
         limit: usize,
     ) -> Result<Vec<ChangeRecord>, StreamError> {
-        let meta = load(&self.inner.store, table)?.ok_or_else(|| StreamError::TableNotFound {
-            table: table.to_string(),
-        })?;
-        if meta.definition.stream_view_type.is_none() {
-            return Err(StreamError::StreamNotEnabled {
-                table: table.to_string(),
-            });
-        }
-        read_table_records(
-            &self.inner.store,
-            table,
-            meta.id,
-            from,
-            limit,
-            |_, value| Ok(decode_record(value)?),
-        )
+        let id = self.stream_table_id(table)?;
+        read_table_records(&self.inner.store, table, id, from, limit, |_, value| {
+            Ok(decode_record(value)?)
+        })
     }
 
     /// The `SequenceNumber` of `table`'s newest change record, `None` when
@@ -107,6 +95,15 @@ impl Tablestore<'_> {
         &self,
         table: &str,
     ) -> Result<Option<SequenceNumber>, StreamError> {
+        let id = self.stream_table_id(table)?;
+        Ok(crate::stream::keys::last_sequence_number(
+            &self.inner.store,
+            id,
+        )?)
+    }
+
+    /// The id of Tablestore table `table`, which must have a stream.
+    fn stream_table_id(&self, table: &str) -> Result<u32, StreamError> {
         let meta = load(&self.inner.store, table)?.ok_or_else(|| StreamError::TableNotFound {
             table: table.to_string(),
         })?;
@@ -115,10 +112,7 @@ impl Tablestore<'_> {
                 table: table.to_string(),
             });
         }
-        Ok(crate::stream::keys::last_sequence_number(
-            &self.inner.store,
-            meta.id,
-        )?)
+        Ok(meta.id)
     }
 
     fn tablestore_read_meta(&self, table: &str) -> Result<TablestoreMeta, ReadError> {

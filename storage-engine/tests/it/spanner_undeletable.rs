@@ -10,7 +10,7 @@ use ttlstream_engine::spanner::{
     MAX_MUTATIONS_PER_COMMIT, RowDeletionPolicy, SpannerMutation, SpannerRow,
     SpannerTableDefinition, SpannerType, SpannerValue as V, UndeletableRows,
 };
-use ttlstream_engine::{Engine, EngineOptions, ManualClock};
+use ttlstream_engine::{Engine, ManualClock};
 
 const NOW: i64 = 1_700_000_000_000;
 const DAY: i64 = 86_400_000;
@@ -20,14 +20,7 @@ const DAY: i64 = 86_400_000;
 fn open() -> (tempfile::TempDir, Arc<ManualClock>, Engine) {
     let dir = tempfile::tempdir().unwrap();
     let clock = Arc::new(ManualClock::new(NOW));
-    let engine = Engine::open(
-        dir.path(),
-        EngineOptions {
-            clock: clock.clone(),
-            ..Default::default()
-        },
-    )
-    .unwrap();
+    let engine = crate::common::open(dir.path(), &clock);
     engine
         .spanner()
         .create_table(
