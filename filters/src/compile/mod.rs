@@ -82,6 +82,12 @@ impl Trie {
     /// the key, or the key's part before its first dot. The byte after the
     /// name's length in the key (none, or a dot) rules out most children
     /// before their bytes are compared.
+    ///
+    /// Measured on the 10-pattern stream-filter set of `examples/bench.rs`
+    /// and not taken: hashing the key (its length, first, middle and last
+    /// bytes) to a bucket of children made a record slower (3.22 against
+    /// 2.90 µs of CPU), and a 256-bit set of the children's first bytes,
+    /// tested first, gained under 1 % (alternating runs, load 3-6).
     pub(crate) fn follow(&self, node: NodeId, key: &[u8]) -> Option<NodeId> {
         for (name, next) in &self.nodes.get(node)?.children {
             match key.get(name.len()) {
