@@ -127,6 +127,31 @@ impl ServerProcess {
         server
     }
 
+    /// `ttlstream serve` (`binary`: this crate's build of it, the test's
+    /// `env!("CARGO_BIN_EXE_ttlstream-e2e")`) with its data under
+    /// `data_dir`, the engine clock moved only through `/_ttlstream/clock`,
+    /// sweeps only on `/_ttlstream/sweep` (a 1 h interval), and `extra`
+    /// flags (credentials, a pipeline).
+    ///
+    /// # Panics
+    /// As [`ServerProcess::start`].
+    pub fn serve_manual_clock(binary: &Path, data_dir: &Path, extra: &[&str]) -> Self {
+        let data_dir = data_dir.to_str().expect("utf-8 data dir");
+        let mut args = vec![
+            "serve",
+            "--listen",
+            "127.0.0.1:{port}",
+            "--data-dir",
+            data_dir,
+            "--clock",
+            "manual",
+            "--sweep-interval",
+            "1h",
+        ];
+        args.extend_from_slice(extra);
+        Self::start(binary, &args)
+    }
+
     /// The port.
     pub fn port(&self) -> u16 {
         self.port
@@ -181,4 +206,21 @@ impl Drop for ServerProcess {
     fn drop(&mut self) {
         self.stop();
     }
+}
+
+/// Runs a Python test script (`command`: the interpreter with the script and
+/// its arguments) and returns the one JSON line it prints.
+///
+/// # Panics
+/// When the script fails (with its output) or its output is not one JSON
+/// value.
+pub fn python_json(command: &mut Command) -> serde_json::Value {
+    let output = command.output().expect("run python");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "{command:?} failed:\n{stdout}\n{stderr}"
+    );
+    serde_json::from_str(stdout.trim()).expect("one JSON line")
 }

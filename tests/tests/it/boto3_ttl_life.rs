@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use ttlstream_tests::server::{ServerProcess, tool};
+use ttlstream_tests::server::{ServerProcess, python_json, tool};
 
 #[test]
 fn boto3_sees_an_expired_item_swept() {
@@ -14,18 +14,10 @@ fn boto3_sees_an_expired_item_swept() {
     };
     let dir = tempfile::tempdir().expect("tempdir");
     let data_dir = dir.path().join("data");
-    let server = ServerProcess::start(
+    let server = ServerProcess::serve_manual_clock(
         Path::new(env!("CARGO_BIN_EXE_ttlstream-e2e")),
+        &data_dir,
         &[
-            "serve",
-            "--listen",
-            "127.0.0.1:{port}",
-            "--data-dir",
-            data_dir.to_str().expect("utf-8 path"),
-            "--clock",
-            "manual",
-            "--sweep-interval",
-            "1h",
             "--credentials",
             "AKID:SECRET",
             // The script watches the ENABLING -> ENABLED transition.
@@ -34,24 +26,17 @@ fn boto3_sees_an_expired_item_swept() {
         ],
     );
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("boto3/ttl_life.py");
-    let output = Command::new(&python)
-        .arg(&script)
-        .arg(server.endpoint())
-        .env_remove("AWS_PROFILE")
-        .env("AWS_CONFIG_FILE", dir.path().join("no-config"))
-        .env(
-            "AWS_SHARED_CREDENTIALS_FILE",
-            dir.path().join("no-credentials"),
-        )
-        .output()
-        .expect("run python");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success(),
-        "{script:?} failed:\n{stdout}\n{stderr}"
+    let seen = python_json(
+        Command::new(&python)
+            .arg(&script)
+            .arg(server.endpoint())
+            .env_remove("AWS_PROFILE")
+            .env("AWS_CONFIG_FILE", dir.path().join("no-config"))
+            .env(
+                "AWS_SHARED_CREDENTIALS_FILE",
+                dir.path().join("no-credentials"),
+            ),
     );
-    let seen: serde_json::Value = serde_json::from_str(stdout.trim()).expect("one JSON line");
     assert_eq!(seen["swept"], 1, "{seen}");
     assert_eq!(seen["ttl_after_update"], "ENABLING", "{seen}");
     assert_eq!(seen["wrong_secret"], "InvalidSignatureException", "{seen}");

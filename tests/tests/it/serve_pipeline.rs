@@ -51,22 +51,10 @@ max_age_millis = 50
 }
 
 fn start_serve(dir: &Path, config: &Path) -> ServerProcess {
-    let data_dir = dir.join("data");
-    ServerProcess::start(
+    ServerProcess::serve_manual_clock(
         Path::new(env!("CARGO_BIN_EXE_ttlstream-e2e")),
-        &[
-            "serve",
-            "--listen",
-            "127.0.0.1:{port}",
-            "--data-dir",
-            data_dir.to_str().expect("utf-8 path"),
-            "--clock",
-            "manual",
-            "--sweep-interval",
-            "1h",
-            "--pipeline",
-            config.to_str().expect("utf-8 path"),
-        ],
+        &dir.join("data"),
+        &["--pipeline", config.to_str().expect("utf-8 path")],
     )
 }
 

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::Command;
 
 use serde_json::json;
-use ttlstream_tests::server::{ServerProcess, tool};
+use ttlstream_tests::server::{ServerProcess, python_json, tool};
 
 #[test]
 fn python_sees_spanner_rows_deleted_by_the_row_deletion_policy() {
@@ -16,35 +16,13 @@ fn python_sees_spanner_rows_deleted_by_the_row_deletion_policy() {
     };
     let dir = tempfile::tempdir().expect("tempdir");
     let data_dir = dir.path().join("data");
-    let server = ServerProcess::start(
+    let server = ServerProcess::serve_manual_clock(
         Path::new(env!("CARGO_BIN_EXE_ttlstream-e2e")),
-        &[
-            "serve",
-            "--listen",
-            "127.0.0.1:{port}",
-            "--data-dir",
-            data_dir.to_str().expect("utf-8 path"),
-            "--clock",
-            "manual",
-            "--sweep-interval",
-            "1h",
-            "--credentials",
-            "AKID:SECRET",
-        ],
+        &data_dir,
+        &["--credentials", "AKID:SECRET"],
     );
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("spanner/ttl_life.py");
-    let output = Command::new(&python)
-        .arg(&script)
-        .arg(server.endpoint())
-        .output()
-        .expect("run python");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success(),
-        "{script:?} failed:\n{stdout}\n{stderr}"
-    );
-    let seen: serde_json::Value = serde_json::from_str(stdout.trim()).expect("one JSON line");
+    let seen = python_json(Command::new(&python).arg(&script).arg(server.endpoint()));
     assert_eq!(
         seen["unsigned"],
         json!([403, "PERMISSION_DENIED"]),
