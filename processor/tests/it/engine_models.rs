@@ -42,6 +42,22 @@ fn engine(dir: &Path) -> (Engine, Arc<ManualClock>) {
     (engine, clock)
 }
 
+/// `Singers` with a one-day row deletion policy on `CreatedAt` and a change
+/// stream: the Spanner table these tests archive.
+fn singers_table(engine: &Engine) {
+    engine
+        .spanner()
+        .create_table(
+            SpannerTableDefinition::new("Singers")
+                .column("SingerId", SpannerType::Int64)
+                .column("CreatedAt", SpannerType::Timestamp)
+                .primary_key(["SingerId"])
+                .row_deletion_policy(RowDeletionPolicy::older_than("CreatedAt", 1))
+                .change_stream(ValueCaptureType::OldAndNewValues),
+        )
+        .expect("table");
+}
+
 /// A config reading `table` of `model` three records at a time, routing what
 /// `filter` matches to the file sink `archive`, a file every two records.
 fn config(dir: &Path, model: &str, table: &str, filter: &str) -> Config {
@@ -147,17 +163,7 @@ async fn tablestore_ttl_deletions_are_archived_once_across_a_stop() {
 async fn spanner_row_deletion_policy_deletes_are_archived_once_across_a_stop() {
     let dir = tempfile::tempdir().expect("tempdir");
     let (engine, clock) = engine(dir.path());
-    engine
-        .spanner()
-        .create_table(
-            SpannerTableDefinition::new("Singers")
-                .column("SingerId", SpannerType::Int64)
-                .column("CreatedAt", SpannerType::Timestamp)
-                .primary_key(["SingerId"])
-                .row_deletion_policy(RowDeletionPolicy::older_than("CreatedAt", 1))
-                .change_stream(ValueCaptureType::OldAndNewValues),
-        )
-        .expect("table");
+    singers_table(&engine);
     for i in 0..ROWS {
         let row = SpannerRow::from([
             ("SingerId".to_string(), SpannerValue::Int64(i)),
@@ -269,17 +275,7 @@ async fn spanner_deleted_rows_metric_and_its_anomaly_alarm() {
     let dir = tempfile::tempdir().expect("tempdir");
     let (engine, clock) = engine(dir.path());
     clock.set_millis(PERIOD_START_MILLIS);
-    engine
-        .spanner()
-        .create_table(
-            SpannerTableDefinition::new("Singers")
-                .column("SingerId", SpannerType::Int64)
-                .column("CreatedAt", SpannerType::Timestamp)
-                .primary_key(["SingerId"])
-                .row_deletion_policy(RowDeletionPolicy::older_than("CreatedAt", 1))
-                .change_stream(ValueCaptureType::OldAndNewValues),
-        )
-        .expect("table");
+    singers_table(&engine);
     // Three rows already past the policy (Spanner does not check inserts),
     // deleted by one sweep.
     for i in 0..3 {
@@ -376,17 +372,7 @@ async fn tablestore_deleted_rows_metric_and_its_anomaly_alarm() {
 async fn the_owner_publishes_spanner_processed_watermark_age() {
     let dir = tempfile::tempdir().expect("tempdir");
     let (engine, clock) = engine(dir.path());
-    engine
-        .spanner()
-        .create_table(
-            SpannerTableDefinition::new("Singers")
-                .column("SingerId", SpannerType::Int64)
-                .column("CreatedAt", SpannerType::Timestamp)
-                .primary_key(["SingerId"])
-                .row_deletion_policy(RowDeletionPolicy::older_than("CreatedAt", 1))
-                .change_stream(ValueCaptureType::OldAndNewValues),
-        )
-        .expect("table");
+    singers_table(&engine);
     let config = config(dir.path(), "spanner", "Singers", SPANNER_FILTER);
     let mut pipeline =
         Pipeline::with_source(&config, common::engine_reader(engine.clone(), &config))
