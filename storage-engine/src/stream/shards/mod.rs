@@ -89,6 +89,7 @@
 //! records across their shards.
 
 pub(crate) mod alloc;
+mod found;
 pub(crate) mod lifecycle;
 pub(crate) mod meta;
 mod read;

@@ -6,8 +6,8 @@
 //! trim check and GetRecords limits as the DynamoDB Streams reads
 //! (`read.rs`), whose code this calls.
 
+use super::found::{Found, shard_shape};
 use super::meta::{load_shards, load_streams, trimmed_through};
-use super::read::{Found, shard_shape};
 use super::{GetRecordsOutput, Shard, Streams};
 use crate::error::StorageError;
 use crate::stream::error::StreamError;
