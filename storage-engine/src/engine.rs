@@ -13,6 +13,7 @@ use crate::stream::keys::last_sequence_number;
 use crate::stream::shards::StreamOptions;
 use crate::stream::shards::Streams;
 use crate::stream::shards::alloc::WriteState;
+use crate::stream::shards::lifecycle::{StreamedTable, recover};
 use crate::tablestore::Tablestore;
 use fjall::PersistMode;
 use std::collections::BTreeMap;
@@ -26,7 +27,7 @@ pub struct EngineOptions {
     /// The time source for TTL expiry, record timestamps, the sweeper and
     /// stream retention. Default: [`SystemClock`].
     pub clock: Arc<dyn Clock>,
-    /// Shard rotation and retention of DynamoDB-model streams. Default:
+    /// Shard rotation and retention of every model's streams. Default:
     /// [`StreamOptions::default`] (24 hours, 100,000 records or 4 hours per shard).
     pub stream: StreamOptions,
 }
@@ -108,11 +109,19 @@ impl Engine {
         let mut max_seq = 0u64;
         let mut max_id = 0u32;
         let mut tables = BTreeMap::new();
+        // Every model's tables with a stream: each has an open shard.
+        let mut streamed = Vec::new();
         for meta in metas {
             if let Some(seq) = last_sequence_number(&store, meta.id).map_err(storage_err)? {
                 max_seq = max_seq.max(seq.0);
             }
             max_id = max_id.max(meta.id);
+            if meta.definition.stream_view_type.is_some() {
+                streamed.push(StreamedTable {
+                    id: meta.id,
+                    name: meta.definition.table_name.clone(),
+                });
+            }
             tables.insert(meta.definition.table_name.clone(), Arc::new(meta));
         }
         // Tablestore and Spanner tables share the id space and the stream.
@@ -124,8 +133,8 @@ impl Engine {
                 max_seq = max_seq.max(seq.0);
             }
         }
-        let recovered = crate::dynamodb::stream_admin::recover(&store, &tables, max_seq)
-            .map_err(storage_err)?;
+        streamed.extend(crate::models::streamed_tables(&store).map_err(storage_err)?);
+        let recovered = recover(&store, &streamed, max_seq).map_err(storage_err)?;
         tracing::debug!(
             tables = tables.len(),
             next_sequence_number = recovered.next_sequence_number,

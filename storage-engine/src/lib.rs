@@ -17,11 +17,12 @@
 //! │                                        shard_iterator, get_records
 //! ├── engine.tablestore()  -> Tablestore   create_table, update_table_options, put_row,
 //! │                                        update_row, delete_row, get_row, scan_rows,
-//! │                                        read_stream
+//! │                                        read_stream, describe_stream, get_stream_record
 //! ├── engine.spanner()     -> Spanner      create_table, set_row_deletion_policy, commit
 //! │                                        (insert, update, insertOrUpdate, replace, delete),
 //! │                                        insert_row, delete_row, read_row, read_index,
 //! │                                        scan_table, read_change_stream,
+//! │                                        change_stream_partitions, read_partition,
 //! │                                        restore_table_from_backup,
 //! │                                        processed_watermark_millis, undeletable_rows
 //! └── shared by every model: start_sweeper -> Sweeper (background TTL deletions),
@@ -134,9 +135,12 @@
 //!   applies the sort-key condition while reading (no key-range seek).
 //! * Secondary indexes are updated synchronously (DynamoDB's GSIs are
 //!   eventually consistent).
-//! * A stream's shards form one chain (DynamoDB may split a shard in two);
-//!   Tablestore and Spanner change records are not sharded (retention trims
-//!   them as it trims shards).
+//! * A stream's shards form one chain (DynamoDB may split a shard in two;
+//!   Tablestore shards have a `parent_sibling_id`, Spanner partitions may
+//!   have several parents). Tablestore and Spanner tables' streams are
+//!   sharded and trimmed by the same machinery as DynamoDB's, read through
+//!   their model's API; the DynamoDB Streams API lists DynamoDB tables'
+//!   streams only.
 //! * Writes are serialised by one engine-wide mutex; reads take no lock.
 //! * Enabling or disabling TTL returns at once, as DynamoDB's call does;
 //!   the sweeper's next passes then index the items already in the table,

@@ -7,8 +7,11 @@
 use crate::dynamodb::meta::TableMeta;
 use crate::engine::Engine;
 use crate::error::{StorageError, SweepError};
+use crate::storage::Store;
 use crate::stream::error::StreamError;
 use crate::stream::shards::TrimReport;
+use crate::stream::shards::lifecycle::StreamedTable;
+use crate::stream::shards::meta::StreamKind;
 use crate::stream::shards::trim::{RecordTimeMillis, change_record_time_millis, trim};
 use crate::sweeper::lag_histogram::LagHistogram;
 use crate::sweeper::pass::{
@@ -188,31 +191,6 @@ impl Engine {
         )
     }
 
-    /// The tables whose change records are kept unsharded (Tablestore tables
-    /// with a stream, Spanner tables with a change stream), each with how
-    /// to read a stored record's time; stream retention trims them as it
-    /// trims the DynamoDB model's shards.
-    ///
-    /// # Errors
-    ///
-    /// [`StorageError`] if their metadata does not load.
-    pub(crate) fn unsharded_stream_tables(
-        &self,
-    ) -> Result<Vec<(u32, RecordTimeMillis)>, StorageError> {
-        let store = &self.inner.store;
-        let mut out: Vec<(u32, RecordTimeMillis)> = Vec::new();
-        for meta in crate::tablestore::load_all(store)? {
-            if meta.definition.stream_view_type.is_some() {
-                out.push((meta.id, change_record_time_millis));
-            }
-        }
-        for meta in crate::spanner::load_all(store)? {
-            if meta.definition.value_capture_type.is_some() {
-                out.push((meta.id, crate::spanner::record_time_millis));
-            }
-        }
-        Ok(out)
-    }
     /// Applies retention now, on the calling thread (the background sweeper
     /// thread runs the same code after each sweep pass): removes every
     /// record whose ApproximateCreationDateTime is more than the retention
@@ -235,7 +213,45 @@ impl Engine {
         let retention =
             i64::try_from(inner.stream_options.retention.as_millis()).unwrap_or(i64::MAX);
         let horizon = inner.clock.now_millis().saturating_sub(retention);
-        let unsharded = self.unsharded_stream_tables()?;
-        trim(&inner.store, horizon, unsharded, max_records)
+        trim(&inner.store, horizon, record_time_millis, max_records)
     }
+}
+
+/// How to read the time (epoch ms) of a stored record of a stream of this
+/// kind: a [`ChangeRecord`](crate::ChangeRecord)'s
+/// ApproximateCreationDateTime (DynamoDB and Tablestore), a Spanner data
+/// change record's `commit_timestamp`.
+fn record_time_millis(kind: &StreamKind) -> RecordTimeMillis {
+    match kind {
+        StreamKind::DynamoDb { .. } | StreamKind::Tablestore => change_record_time_millis,
+        StreamKind::Spanner => crate::spanner::record_time_millis,
+    }
+}
+
+/// The Tablestore tables with a stream and the Spanner tables with a change
+/// stream: at open, each has its open shard recovered, as a DynamoDB table
+/// with a stream does.
+///
+/// # Errors
+///
+/// [`StorageError`] if their metadata does not load.
+pub(crate) fn streamed_tables(store: &Store) -> Result<Vec<StreamedTable>, StorageError> {
+    let mut out = Vec::new();
+    for meta in crate::tablestore::load_all(store)? {
+        if meta.definition.stream_view_type.is_some() {
+            out.push(StreamedTable {
+                id: meta.id,
+                name: meta.definition.table_name,
+            });
+        }
+    }
+    for meta in crate::spanner::load_all(store)? {
+        if meta.definition.value_capture_type.is_some() {
+            out.push(StreamedTable {
+                id: meta.id,
+                name: meta.definition.table_name,
+            });
+        }
+    }
+    Ok(out)
 }

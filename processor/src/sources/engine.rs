@@ -1,10 +1,12 @@
-//! `engine` source: the bundled engine's change stream, read in process.
-//! A DynamoDB-model table's stream is read through the engine's DynamoDB
-//! Streams API (ListStreams, DescribeStream, GetRecords), shard by shard,
-//! parent before child (`shards.rs`); a Tablestore- or Spanner-model table's change
-//! records through that model's stream read (`models.rs`), from the same
-//! checkpoint positions. The source only reads: the engine's sweeper
-//! belongs to whoever owns the engine ([`crate::engine`]).
+//! `engine` source: the bundled engine's change stream, read in process,
+//! shard by shard, parent before child, by one loop for every TTL model
+//! (`shards.rs`): a DynamoDB-model table's stream through the engine's
+//! DynamoDB Streams API (ListStreams, DescribeStream, GetRecords), a
+//! Tablestore-model table's through its stream's shards, a Spanner-model
+//! table's through its change stream's partitions; the model decides only
+//! how a stored record becomes a [`Record`] (`models.rs`). The source only
+//! reads: the engine's sweeper belongs to whoever owns the engine
+//! ([`crate::engine`]).
 
 mod config;
 mod models;
@@ -191,7 +193,7 @@ impl EngineSource {
         max_records: usize,
     ) -> Result<Vec<Record>, SourceError> {
         if self.reader.model != TtlModel::Dynamodb {
-            return self.reader.read_model(from, max_records);
+            return self.reader.read_now(from, max_records);
         }
         if let Some(ahead) = self
             .read_ahead

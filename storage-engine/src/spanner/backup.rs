@@ -11,7 +11,8 @@ use crate::storage::{ITEMS, decode_json};
 
 impl Spanner<'_> {
     /// Restores `source` as a new table `target`: same columns, key, indexes
-    /// and change stream setting, a copy of every row (with index entries),
+    /// and change stream setting (a new stream, with its first shard), a
+    /// copy of every row (with index entries),
     /// **no row deletion policy**, and no interleaving (the copy is a
     /// top-level table). No change records are written for the copy. The
     /// whole restore is one atomic batch.
@@ -61,7 +62,11 @@ impl Spanner<'_> {
             super::meta_key(target),
             crate::storage::encode_json("Spanner table metadata", &meta)?,
         );
+        let mut alloc = state.alloc();
+        self.stage_change_stream_start(&mut batch, &mut alloc, &meta)?;
         batch.commit()?;
+        let done = alloc.finish();
+        state.apply(done);
         state.next_table_id = id.saturating_add(n + 1);
         Ok(())
     }

@@ -26,6 +26,7 @@
 mod backup;
 mod ddl;
 mod mutation;
+mod partitions;
 mod read;
 mod record;
 mod schema;
@@ -38,6 +39,7 @@ mod write;
 pub use crate::sweeper::watermark::UndeletableRows;
 pub use ddl::{DdlError, MAX_POLICY_DAYS, RowDeletionPolicy};
 pub use mutation::{MutationError, SpannerMutation};
+pub use partitions::ChangeStreamPartition;
 pub(crate) use record::record_time_millis;
 pub use record::{
     ColumnType, DataChangeRecord, Mod, ModType, ROW_DELETION_POLICY_TAG, SpannerStreamEntry,

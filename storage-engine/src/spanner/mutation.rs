@@ -255,10 +255,11 @@ impl Spanner<'_> {
             };
             overlay.insert((meta.id, enc), Some(new_row));
         }
-        let mut seq = state.next_sequence_number;
-        self.stage_spanner_records(&mut batch, &mut seq, txn, false, "")?;
+        let mut alloc = state.alloc();
+        self.stage_spanner_records(&mut batch, &mut alloc, txn, false, "")?;
         batch.commit().map_err(StorageError::from)?;
-        state.next_sequence_number = seq;
+        let done = alloc.finish();
+        state.apply(done);
         Ok(deleted)
     }
 

@@ -170,7 +170,7 @@ impl Spanner<'_> {
     }
 
     /// The id of Spanner table `table`, which must have a change stream.
-    fn change_stream_table_id(&self, table: &str) -> Result<u32, StreamError> {
+    pub(super) fn change_stream_table_id(&self, table: &str) -> Result<u32, StreamError> {
         let meta = self.spanner_meta(table).map_err(|e| match e {
             TableError::Storage(s) => StreamError::Storage(s),
             _ => StreamError::TableNotFound {

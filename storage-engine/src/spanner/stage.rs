@@ -10,6 +10,7 @@ use super::value::{SpannerValue, rfc3339_millis};
 use crate::error::StorageError;
 use crate::storage::{ITEMS, decode_json, encode_json, expiry_key, item_key};
 use crate::stream::keys::stream_key;
+use crate::stream::shards::alloc::SeqAlloc;
 use fjall::OwnedWriteBatch;
 use serde_json::Map;
 
@@ -181,18 +182,22 @@ impl Spanner<'_> {
         Ok(())
     }
 
-    /// Stages one data change record per group of `txn`.
+    /// Stages one data change record per group of `txn`, each numbered (and
+    /// its table's shard rotated) by `alloc`. The `server_transaction_id`
+    /// is the transaction's first sequence number.
     pub(crate) fn stage_spanner_records(
         &self,
         batch: &mut OwnedWriteBatch,
-        next_seq: &mut u64,
+        alloc: &mut SeqAlloc<'_>,
         txn: Txn,
         is_system_transaction: bool,
         transaction_tag: &str,
     ) -> Result<(), StorageError> {
         let count = txn.groups.len();
-        let transaction_id = next_seq.to_string();
-        let commit_timestamp = rfc3339_millis(self.inner.clock.now_millis());
+        let transaction_id = alloc.next.to_string();
+        let now_millis = self.inner.clock.now_millis();
+        let commit_timestamp = rfc3339_millis(now_millis);
+        let (store, options) = (&self.inner.store, &self.inner.stream_options);
         for (i, (id, def, mod_type, mods)) in txn.groups.into_iter().enumerate() {
             let record = DataChangeRecord {
                 commit_timestamp: commit_timestamp.clone(),
@@ -211,8 +216,8 @@ impl Spanner<'_> {
                 transaction_tag: transaction_tag.to_string(),
                 is_system_transaction,
             };
-            let seq = crate::stream::record::SequenceNumber(*next_seq);
-            *next_seq = next_seq.saturating_add(1);
+            let seq = alloc.record(store, batch, options, id, now_millis)?;
+            let seq = crate::stream::record::SequenceNumber(seq);
             batch.insert(
                 &self.inner.store.stream,
                 stream_key(id, seq),

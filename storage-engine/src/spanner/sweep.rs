@@ -170,10 +170,11 @@ impl Spanner<'_> {
                     _ => batch.remove(&store.expiry, entry.clone()),
                 }
             }
-            let mut seq = state.next_sequence_number;
-            self.stage_spanner_records(&mut batch, &mut seq, txn, true, ROW_DELETION_POLICY_TAG)?;
+            let mut alloc = state.alloc();
+            self.stage_spanner_records(&mut batch, &mut alloc, txn, true, ROW_DELETION_POLICY_TAG)?;
             batch.commit()?;
-            state.next_sequence_number = seq;
+            let done = alloc.finish();
+            state.apply(done);
         }
     }
 }

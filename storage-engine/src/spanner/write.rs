@@ -9,7 +9,11 @@ use super::schema::{SpannerRow, SpannerTableDefinition, check_policy};
 use super::value::SpannerValue;
 use super::{SpannerMeta, load, meta_key};
 use crate::error::{StorageError, TableError, WriteError};
-use crate::storage::{ITEMS, decode_json, expiry_key, expiry_table_prefix, item_key};
+use crate::storage::{ITEMS, decode_json, encode_json, expiry_key, expiry_table_prefix, item_key};
+use crate::stream::shards::alloc::SeqAlloc;
+use crate::stream::shards::lifecycle::stage_stream_start;
+use crate::stream::shards::meta::StreamKind;
+use fjall::OwnedWriteBatch;
 
 impl Spanner<'_> {
     /// Creates a Spanner-model table (`CREATE TABLE`, with its indexes and
@@ -44,7 +48,19 @@ impl Spanner<'_> {
             index_ids: (1..=n).map(|i| id.saturating_add(i)).collect(),
             definition,
         };
-        self.commit_spanner_meta(&meta)?;
+        // The table and, with a change stream, its stream and first shard
+        // (partition): one batch.
+        let mut alloc = state.alloc();
+        let mut batch = store.db.batch();
+        batch.insert(
+            &store.meta,
+            meta_key(&table),
+            encode_json("Spanner table metadata", &meta)?,
+        );
+        self.stage_change_stream_start(&mut batch, &mut alloc, &meta)?;
+        batch.commit().map_err(StorageError::from)?;
+        let done = alloc.finish();
+        state.apply(done);
         state.next_table_id = id.saturating_add(n + 1);
         Ok(())
     }
@@ -148,6 +164,22 @@ impl Spanner<'_> {
             }])
             .map_err(MutationError::into_write_error)?;
         Ok(deleted > 0)
+    }
+
+    /// Stages the change stream of a new table with a `value_capture_type`:
+    /// its stream and first shard (`stream/shards/lifecycle.rs`).
+    pub(crate) fn stage_change_stream_start(
+        &self,
+        batch: &mut OwnedWriteBatch,
+        alloc: &mut SeqAlloc<'_>,
+        meta: &SpannerMeta,
+    ) -> Result<(), StorageError> {
+        if meta.definition.value_capture_type.is_none() {
+            return Ok(());
+        }
+        let now = self.inner.clock.now_millis();
+        let (store, name) = (&self.inner.store, &meta.definition.table_name);
+        stage_stream_start(store, batch, alloc, meta.id, name, StreamKind::Spanner, now)
     }
 
     pub(crate) fn spanner_meta(&self, table: &str) -> Result<SpannerMeta, TableError> {

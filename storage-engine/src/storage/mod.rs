@@ -6,7 +6,7 @@
 //!
 //! | keyspace | key | value |
 //! |---|---|---|
-//! | `meta` | `"format"` / `"table/" ++ name` (and each model's prefix) | `"3"` / JSON table metadata |
+//! | `meta` | `"format"` / `"table/" ++ name` (and each model's prefix) | `"4"` / JSON table metadata |
 //! | `items` | table id (u32 BE) ++ primary key | the item, binary (`stream/codec`) |
 //! | `expiry` | short table id ++ expiry secs (`expiry_key.rs`) ++ primary key | empty |
 //! | `stream` | table id ++ sequence number (u64 BE) | the change record, binary (`stream/codec`) |
@@ -24,7 +24,7 @@ pub(crate) mod number;
 pub(crate) use expiry_key::{decode_expiry_key, expiry_bound, expiry_key, expiry_table_prefix};
 
 /// On-disk format version this build writes and reads.
-pub(crate) const FORMAT_VERSION: &str = "3";
+pub(crate) const FORMAT_VERSION: &str = "4";
 /// Key of the format version in `meta`.
 pub(crate) const FORMAT_KEY: &[u8] = b"format";
 

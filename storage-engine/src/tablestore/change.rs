@@ -147,10 +147,10 @@ impl Tablestore<'_> {
             return Ok(());
         }
         let mut batch = self.inner.store.db.batch();
-        let mut seq = state.next_sequence_number;
+        let mut alloc = state.alloc();
         self.stage_row(
             &mut batch,
-            &mut seq,
+            &mut alloc,
             &meta,
             &pk,
             old.as_ref(),
@@ -158,7 +158,8 @@ impl Tablestore<'_> {
             None,
         )?;
         batch.commit()?;
-        state.next_sequence_number = seq;
+        let done = alloc.finish();
+        state.apply(done);
         Ok(())
     }
 
@@ -196,10 +197,11 @@ impl Tablestore<'_> {
             return Ok(false);
         };
         let mut batch = self.inner.store.db.batch();
-        let mut seq = state.next_sequence_number;
-        self.stage_row(&mut batch, &mut seq, &meta, &pk, Some(&old), None, None)?;
+        let mut alloc = state.alloc();
+        self.stage_row(&mut batch, &mut alloc, &meta, &pk, Some(&old), None, None)?;
         batch.commit()?;
-        state.next_sequence_number = seq;
+        let done = alloc.finish();
+        state.apply(done);
         Ok(true)
     }
 }

@@ -23,6 +23,7 @@ mod options;
 mod range;
 mod read;
 mod row;
+mod stream;
 mod sweep;
 mod write;
 
@@ -33,6 +34,7 @@ pub use options::{
 };
 pub use range::{Direction, KeyBound, MAX_RANGE_ROWS, RangePage, RangeRequest};
 pub use row::{Cell, ReadOptions, Row, TimeRange};
+pub use stream::StreamShard;
 pub use write::PutColumn;
 
 /// The Tablestore model of an [`Engine`](crate::Engine), from

@@ -103,7 +103,7 @@ impl Tablestore<'_> {
     }
 
     /// The id of Tablestore table `table`, which must have a stream.
-    fn stream_table_id(&self, table: &str) -> Result<u32, StreamError> {
+    pub(super) fn stream_table_id(&self, table: &str) -> Result<u32, StreamError> {
         let meta = load(&self.inner.store, table)?.ok_or_else(|| StreamError::TableNotFound {
             table: table.to_string(),
         })?;

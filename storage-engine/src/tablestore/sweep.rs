@@ -82,7 +82,7 @@ impl Tablestore<'_> {
             };
             let options = current.definition.options;
             let mut batch = store.db.batch();
-            let mut seq = state.next_sequence_number;
+            let mut alloc = state.alloc();
             for key in &candidates {
                 let Some(pk) = key.get(4..) else { continue };
                 let Some(old) = self.load_stored_row(current.id, pk)? else {
@@ -97,7 +97,7 @@ impl Tablestore<'_> {
                         continue;
                     }
                     let ttl = Some(UserIdentity::dynamodb_ttl());
-                    self.stage_row(&mut batch, &mut seq, &current, pk, Some(&old), None, ttl)?;
+                    self.stage_row(&mut batch, &mut alloc, &current, pk, Some(&old), None, ttl)?;
                     deleted += 1;
                     if let Some(expired_at) = row_expired_at(&old, &options) {
                         lag.record(now.saturating_sub(expired_at));
@@ -109,7 +109,7 @@ impl Tablestore<'_> {
                     no_stream.definition.stream_view_type = None;
                     self.stage_row(
                         &mut batch,
-                        &mut seq,
+                        &mut alloc,
                         &no_stream,
                         pk,
                         Some(&old),
@@ -119,7 +119,8 @@ impl Tablestore<'_> {
                 }
             }
             batch.commit()?;
-            state.next_sequence_number = seq;
+            let done = alloc.finish();
+            state.apply(done);
         }
     }
 }

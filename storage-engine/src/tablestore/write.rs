@@ -12,6 +12,9 @@ use crate::error::{StorageError, TableError, WriteError};
 use crate::storage::{ITEMS, decode_json, encode_json, item_key};
 use crate::stream::keys::stream_key;
 use crate::stream::record::{RecordInput, SequenceNumber, UserIdentity, build_record};
+use crate::stream::shards::alloc::SeqAlloc;
+use crate::stream::shards::lifecycle::stage_stream_start;
+use crate::stream::shards::meta::StreamKind;
 use fjall::OwnedWriteBatch;
 use serde_dynamo::{AttributeValue, Item};
 
@@ -70,7 +73,23 @@ impl Tablestore<'_> {
             id: state.next_table_id,
             definition,
         };
-        self.commit_tablestore_meta(&meta)?;
+        // The table and, with a stream, its stream and first shard: one batch.
+        let store = &self.inner.store;
+        let mut alloc = state.alloc();
+        let mut batch = store.db.batch();
+        batch.insert(
+            &store.meta,
+            meta_key(&table),
+            encode_json("Tablestore table metadata", &meta)?,
+        );
+        if meta.definition.stream_view_type.is_some() {
+            let now = self.inner.clock.now_millis();
+            let kind = StreamKind::Tablestore;
+            stage_stream_start(store, &mut batch, &mut alloc, meta.id, &table, kind, now)?;
+        }
+        batch.commit().map_err(StorageError::from)?;
+        let done = alloc.finish();
+        state.apply(done);
         state.next_table_id = state.next_table_id.saturating_add(1);
         Ok(())
     }
@@ -192,13 +211,13 @@ impl Tablestore<'_> {
     }
 
     /// Stages a row change (either side may be absent) and, if the table has
-    /// a stream, its change record numbered `*next_seq`. Caller holds the
-    /// write lock and commits.
+    /// a stream, its change record, numbered (and its shard rotated) by
+    /// `alloc`. Caller holds the write lock, commits, then applies `alloc`.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn stage_row(
         &self,
         batch: &mut OwnedWriteBatch,
-        next_seq: &mut u64,
+        alloc: &mut SeqAlloc<'_>,
         meta: &TablestoreMeta,
         pk: &[u8],
         old: Option<&StoredRow>,
@@ -214,14 +233,15 @@ impl Tablestore<'_> {
         let (Some(view), Some(any)) = (meta.definition.stream_view_type, new.or(old)) else {
             return Ok(());
         };
-        let seq = SequenceNumber(*next_seq);
-        *next_seq = next_seq.saturating_add(1);
+        let now_millis = self.inner.clock.now_millis();
+        let options = &self.inner.stream_options;
+        let seq = SequenceNumber(alloc.record(store, batch, options, meta.id, now_millis)?);
         let old_image = old.map(StoredRow::latest_image);
         let new_image = new.map(StoredRow::latest_image);
         let record = build_record(RecordInput {
             table_name: &meta.definition.table_name,
             sequence_number: seq,
-            now_millis: self.inner.clock.now_millis(),
+            now_millis,
             view,
             keys: any.primary_key.clone(),
             old: old_image.as_ref(),

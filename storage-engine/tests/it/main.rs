@@ -19,6 +19,7 @@ mod spanner_undeletable;
 mod stream_records;
 mod stream_retention;
 mod stream_shards;
+mod stream_shards_models;
 mod sweeper_control;
 mod sweeper_lag;
 mod tablestore;

@@ -1,68 +1,51 @@
-//! Reading a Tablestore-model or Spanner-model table's change records: the
-//! same [`ReadFrom`] positions (after a `SequenceNumber`, or exactly an
-//! in-flight range again) as the DynamoDB model's shard reads, so the
+//! What differs between the models when the engine source reads a
+//! Tablestore-model or Spanner-model table: the records' shape. Their
+//! shards are read by the same loop as a DynamoDB table's
+//! ([`ShardReader::read_shards`]), from the same [`ReadFrom`] positions
+//! (after a `SequenceNumber`, or exactly an in-flight range again), so the
 //! pipeline's checkpoint, commit and crash replay are the same for every
 //! model. One read per call on the pipeline's thread: no read-ahead (the
 //! DynamoDB model's read-ahead is measured on its own workload only).
 //!
 //! Record shapes ([`TtlModel`]): a Tablestore change record is the engine's
-//! DynamoDB-shaped record, written as the Lambda shape by
-//! [`Record::from_change`]; a Spanner record is the `DataChangeRecord` JSON
-//! in Spanner's field names ("Spanner: Change streams overview").
+//! DynamoDB-shaped record, written as the Lambda shape with the table's
+//! `acs:ots:` eventSourceARN ([`ShardReader::tablestore_arn`]); a Spanner
+//! record is the `DataChangeRecord` JSON in Spanner's field names
+//! ("Spanner: Change streams overview").
 
-use ttlstream_engine::spanner::DataChangeRecord;
-use ttlstream_engine::{SequenceNumber, StreamPosition};
+use ttlstream_engine::SequenceNumber;
+use ttlstream_engine::spanner::{DataChangeRecord, SpannerStreamEntry};
 
+use super::shards::ModelShard;
 use super::{ReadFrom, ShardReader, TtlModel};
 use crate::error::SourceError;
-use crate::record::{Record, RecordContext};
+use crate::record::Record;
 
 impl ShardReader {
-    /// Records of a Tablestore or Spanner table from `from`, at most
-    /// `max_records`, each whole (its JSON written).
-    pub(super) fn read_model(
+    /// Records of a Spanner table from `from`, at most `max_records`, read
+    /// partition by partition by the one read loop
+    /// ([`ShardReader::read_shards`]), each data change record whole.
+    pub(super) fn read_spanner(
         &self,
         from: &ReadFrom,
         max_records: usize,
     ) -> Result<Vec<Record>, SourceError> {
-        let (after, until) = match from {
-            ReadFrom::TrimHorizon => (None, None),
-            ReadFrom::After(sequence) => (Some(self.parse_sequence(sequence)?), None),
-            ReadFrom::Range { first, last } => {
-                let first = self.parse_sequence(first)?;
-                (
-                    first.0.checked_sub(1).map(SequenceNumber),
-                    Some(self.parse_sequence(last)?),
-                )
-            }
-        };
-        let within = |sequence: SequenceNumber| until.is_none_or(|last| sequence <= last);
-        match self.model {
-            TtlModel::Tablestore => {
-                let position = after.map_or(StreamPosition::TrimHorizon, |s| {
-                    StreamPosition::AfterSequenceNumber(s)
-                });
-                let context = RecordContext::new(self.region.as_str(), self.tablestore_arn());
-                self.engine
-                    .tablestore()
-                    .read_stream(&self.table, position, max_records)
-                    .map_err(|e| self.stream_error(e))?
-                    .iter()
-                    .take_while(|change| within(change.sequence_number))
-                    .map(|change| Record::from_change(change, &context))
-                    .collect()
-            }
-            TtlModel::Spanner => self
-                .engine
-                .spanner()
-                .read_change_stream(&self.table, after, max_records)
-                .map_err(|e| self.stream_error(e))?
-                .into_iter()
-                .take_while(|entry| within(entry.sequence_number))
-                .map(|entry| self.spanner_record(entry.sequence_number, &entry.record))
-                .collect(),
-            TtlModel::Dynamodb => self.read_now(from, max_records),
-        }
+        let spanner = self.engine.spanner();
+        let mut entries = Vec::new();
+        self.read_shards(
+            from,
+            max_records,
+            &mut entries,
+            |partition: &ModelShard, position, want| {
+                spanner.read_partition(&self.table, partition.shard_id(), position, want)
+            },
+            |entry: &SpannerStreamEntry| entry.sequence_number,
+            |_, entry| entry,
+        )?;
+        entries
+            .iter()
+            .map(|entry| self.spanner_record(entry.sequence_number, &entry.record))
+            .collect()
     }
 
     /// The `SequenceNumber` of the table's newest record, `None` when it
@@ -91,7 +74,7 @@ impl ShardReader {
     /// Alibaba Cloud's resource-name form (`acs:ots:{region}:{account}:
     /// instance/{instance}/table/{table}`), with the engine's account and
     /// instance `ttlstream`. Tablestore's stream has no ARN of its own.
-    fn tablestore_arn(&self) -> String {
+    pub(super) fn tablestore_arn(&self) -> String {
         format!(
             "acs:ots:{}:{}:instance/ttlstream/table/{}",
             self.region,
@@ -144,7 +127,13 @@ mod tests {
         SpannerRow, SpannerTableDefinition, SpannerType, SpannerValue, ValueCaptureType,
     };
     use ttlstream_engine::tablestore::{PutColumn, TablestoreTableDefinition};
-    use ttlstream_engine::{AttributeValue, Engine, Item, ScalarAttributeType, StreamViewType};
+    use ttlstream_engine::{
+        AttributeValue, Engine, EngineOptions, Item, ScalarAttributeType, StreamOptions,
+        StreamViewType,
+    };
+
+    use crate::checkpoint::{Checkpoint, InFlight};
+    use crate::sources::{ReadLimits, Source};
 
     use super::super::{EngineSource, EngineSourceConfig};
     use super::*;
@@ -152,7 +141,13 @@ mod tests {
     /// Sources of a Tablestore table `T` and a Spanner table `S`, each with
     /// five INSERT records.
     fn sources(dir: &std::path::Path) -> [EngineSource; 2] {
-        let engine = Engine::open(dir, Default::default()).expect("engine");
+        sources_with(dir, EngineOptions::default(), 5)
+    }
+
+    /// Sources of a Tablestore table `T` and a Spanner table `S` in an
+    /// engine opened with `options`, each with `rows` INSERT records.
+    fn sources_with(dir: &std::path::Path, options: EngineOptions, rows: i64) -> [EngineSource; 2] {
+        let engine = Engine::open(dir, options).expect("engine");
         engine
             .tablestore()
             .create_table(
@@ -169,7 +164,7 @@ mod tests {
                     .change_stream(ValueCaptureType::NewRow),
             )
             .expect("spanner table");
-        for i in 0..5 {
+        for i in 0..rows {
             let key = Item::from(HashMap::from([(
                 "id".to_string(),
                 AttributeValue::N(i.to_string()),
@@ -202,16 +197,16 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         for source in sources(dir.path()) {
             let reader = &source.reader;
-            let all = numbers(&reader.read_model(&ReadFrom::TrimHorizon, 10).expect("all"));
+            let all = numbers(&reader.read_now(&ReadFrom::TrimHorizon, 10).expect("all"));
             assert_eq!(all.len(), 5, "{:?}", reader.model);
             let range = ReadFrom::Range {
                 first: all[1].clone(),
                 last: all[3].clone(),
             };
-            let again = numbers(&reader.read_model(&range, 10).expect("range"));
+            let again = numbers(&reader.read_now(&range, 10).expect("range"));
             assert_eq!(again, all[1..=3], "{:?}", reader.model);
             let after = ReadFrom::After(all[1].clone());
-            let rest = numbers(&reader.read_model(&after, 2).expect("after"));
+            let rest = numbers(&reader.read_now(&after, 2).expect("after"));
             assert_eq!(rest, all[2..4], "{:?}", reader.model);
             let latest = reader.latest_of_model().expect("latest");
             assert_eq!(latest.as_ref(), all.last(), "{:?}", reader.model);
@@ -238,5 +233,100 @@ mod tests {
             message.contains("`T`") && message.contains("spanner"),
             "{message}"
         );
+    }
+
+    /// The sequence numbers of the table's records as the engine keeps them
+    /// (its unsharded read), and the shards they are in.
+    fn kept(source: &EngineSource) -> (Vec<String>, usize) {
+        let (engine, table) = (&source.reader.engine, source.reader.table.as_str());
+        match source.reader.model {
+            TtlModel::Tablestore => {
+                let records = engine
+                    .tablestore()
+                    .read_stream(table, ttlstream_engine::StreamPosition::TrimHorizon, 100)
+                    .expect("records");
+                let shards = engine.tablestore().describe_stream(table).expect("shards");
+                let numbers = records.iter().map(|r| r.sequence_number.to_string());
+                (numbers.collect(), shards.len())
+            }
+            _ => {
+                let entries = engine
+                    .spanner()
+                    .read_change_stream(table, None, 100)
+                    .expect("records");
+                let partitions = engine
+                    .spanner()
+                    .change_stream_partitions(table)
+                    .expect("partitions");
+                let numbers = entries.iter().map(|e| e.sequence_number.to_string());
+                (numbers.collect(), partitions.len())
+            }
+        }
+    }
+
+    /// With 3 records per shard, 10 records of a Tablestore table and of a
+    /// Spanner table span four shards each. The source, reading 2 records
+    /// at a time from its checkpoint, reads every record exactly once in
+    /// order across the rotations; an in-flight range replayed after a
+    /// crash across a shard boundary is exactly the same records; and
+    /// Tablestore records keep their `acs:ots:` eventSourceARN.
+    #[tokio::test]
+    async fn every_record_is_read_once_across_shard_rotations() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let options = EngineOptions {
+            stream: StreamOptions {
+                max_records_per_shard: 3,
+                ..StreamOptions::default()
+            },
+            ..EngineOptions::default()
+        };
+        let limits = ReadLimits {
+            max_records: 2,
+            max_bytes: usize::MAX,
+        };
+        for mut source in sources_with(dir.path(), options.clone(), 10) {
+            let model = source.reader.model;
+            let (expected, shards) = kept(&source);
+            assert_eq!((expected.len(), shards), (10, 4), "{model:?}");
+            let mut checkpoint = Checkpoint::default();
+            let mut read = Vec::new();
+            let mut batches = Vec::new();
+            loop {
+                let batch = source.read(&checkpoint, limits).await.expect("read");
+                if batch.records.is_empty() {
+                    break;
+                }
+                assert!(batch.records.len() <= 2);
+                checkpoint.sequence_number =
+                    batch.records.last().map(|r| r.sequence_number.clone());
+                read.extend(numbers(&batch.records));
+                batches.push(batch.records);
+            }
+            assert_eq!(read, expected, "{model:?}: each record once, in order");
+            if model == TtlModel::Tablestore {
+                let json = String::from_utf8(batches[0][0].json.clone()).expect("utf-8");
+                assert!(json.contains("\"eventSourceARN\":\"acs:ots:"), "{json}");
+            }
+            // Records 3 and 4 (0-based) are in the first and second shards.
+            let crashed = Checkpoint {
+                sequence_number: Some(expected[1].clone()),
+                in_flight: Some(InFlight {
+                    first: expected[2].clone(),
+                    last: expected[4].clone(),
+                    partition: None,
+                }),
+                ..Checkpoint::default()
+            };
+            let limits = ReadLimits {
+                max_records: 100,
+                ..limits
+            };
+            let replay = source.read(&crashed, limits).await.expect("replay");
+            assert_eq!(numbers(&replay.records), expected[2..=4], "{model:?}");
+            let first_read: Vec<&Record> = batches.iter().flatten().skip(2).take(3).collect();
+            for (again, before) in replay.records.iter().zip(first_read) {
+                assert_eq!(again.json, before.json, "{model:?}: the same record");
+            }
+        }
     }
 }

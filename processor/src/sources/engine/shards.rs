@@ -1,13 +1,17 @@
-//! Reading a DynamoDB-model table's stream for the engine source: its
-//! shards in order (parent before child), records from their stored bytes
-//! (`engine_encode.rs`), and the read-ahead thread's loop.
+//! Reading a table's stream for the engine source, in every model through
+//! one loop: its shards in order (parent before child; a Spanner table's
+//! change stream partitions), records from their stored bytes
+//! (`engine_encode.rs`; Spanner's in `models.rs`), and the read-ahead
+//! thread's loop (DynamoDB tables only).
 
 use std::str::FromStr;
 use std::sync::Arc;
 
-use ttlstream_engine::{EventName, SequenceNumber, Shard, StreamPosition};
+use ttlstream_engine::{
+    EventName, GetRecordsOutput, SequenceNumber, StoredEntry, StreamError, StreamPosition,
+};
 
-use super::{Batches, ReadFrom, ShardReader};
+use super::{Batches, ReadFrom, ShardReader, TtlModel};
 use crate::error::SourceError;
 use crate::record::{Record, RecordContext};
 use crate::sources::engine_encode::{EncodeJob, StoredBatch};
@@ -30,9 +34,54 @@ impl ShardReader {
         }
     }
 
-    /// Every shard of every stream of the table (older streams first), each
-    /// stream's shards parent before child: the order records must be read in.
-    pub(super) fn shards_in_order(&self) -> Result<Vec<(String, Shard)>, SourceError> {
+    /// Every shard of the table's stream in the order records must be read
+    /// in: parent before child, older streams first. A DynamoDB table's
+    /// shards come from the DynamoDB Streams API (ListStreams,
+    /// DescribeStream); a Tablestore table's from its stream's shards
+    /// (`Tablestore::describe_stream`); a Spanner table's from its change
+    /// stream's partitions (`Spanner::change_stream_partitions`).
+    pub(super) fn shards_in_order(&self) -> Result<Vec<ModelShard>, SourceError> {
+        let err = |e| self.stream_error(e);
+        let range_end = |range: ttlstream_engine::SequenceNumberRange| range.ending_sequence_number;
+        match self.model {
+            TtlModel::Dynamodb => self.dynamodb_shards(),
+            TtlModel::Tablestore => {
+                let context = Arc::new(RecordContext::new(
+                    self.region.as_str(),
+                    self.tablestore_arn(),
+                ));
+                let shards = self.engine.tablestore().describe_stream(&self.table);
+                Ok(shards
+                    .map_err(err)?
+                    .into_iter()
+                    .map(|shard| ModelShard {
+                        stream_arn: String::new(),
+                        shard_id: shard.shard_id,
+                        ending: range_end(shard.sequence_number_range),
+                        context: context.clone(),
+                    })
+                    .collect())
+            }
+            TtlModel::Spanner => {
+                // Spanner records carry no eventSourceARN.
+                let context = Arc::new(RecordContext::new(self.region.as_str(), ""));
+                let partitions = self.engine.spanner().change_stream_partitions(&self.table);
+                Ok(partitions
+                    .map_err(err)?
+                    .into_iter()
+                    .map(|partition| ModelShard {
+                        stream_arn: String::new(),
+                        shard_id: partition.token,
+                        ending: range_end(partition.sequence_number_range),
+                        context: context.clone(),
+                    })
+                    .collect())
+            }
+        }
+    }
+
+    /// The shards of every stream of a DynamoDB table (older streams first).
+    fn dynamodb_shards(&self) -> Result<Vec<ModelShard>, SourceError> {
         let mut out = Vec::new();
         let streams = self
             .engine
@@ -53,12 +102,17 @@ impl ShardReader {
                 .streams()
                 .describe_stream(&stream.stream_arn)
                 .map_err(|e| self.stream_error(e))?;
-            out.extend(
-                description
-                    .shards
-                    .into_iter()
-                    .map(|shard| (stream.stream_arn.clone(), shard)),
-            );
+            // eventSourceARN: the stream the shard belongs to.
+            let context = Arc::new(RecordContext::new(
+                self.region.as_str(),
+                stream.stream_arn.as_str(),
+            ));
+            out.extend(description.shards.into_iter().map(|shard| ModelShard {
+                stream_arn: stream.stream_arn.clone(),
+                shard_id: shard.shard_id,
+                ending: shard.sequence_number_range.ending_sequence_number,
+                context: context.clone(),
+            }));
         }
         Ok(out)
     }
@@ -123,21 +177,28 @@ impl ShardReader {
 
     /// Reads shard by shard with GetRecords-limited reads (1,000 records or
     /// 1 MB each) until `max_records` are read or an open shard has nothing
-    /// new, and turns the records into [`Record`]s on this thread. A shard is
-    /// left for its child only when it is closed and drained, so parents are
-    /// always read before children.
+    /// new, and turns the records into [`Record`]s on this thread: a
+    /// DynamoDB or Tablestore table's through their stored form
+    /// (`engine_encode.rs`), a Spanner table's data change records through
+    /// `models.rs`. A shard is left for its child only when it is closed
+    /// and drained, so parents are always read before children.
     pub(super) fn read_now(
         &self,
         from: &ReadFrom,
         max_records: usize,
     ) -> Result<Vec<Record>, SourceError> {
-        self.read_stored(from, max_records).records()
+        match self.model {
+            TtlModel::Spanner => self.read_spanner(from, max_records),
+            TtlModel::Dynamodb | TtlModel::Tablestore => {
+                self.read_stored(from, max_records).records()
+            }
+        }
     }
 
-    /// What [`ShardReader::read_now`] reads, as the stream stores it, with
-    /// the error that cut the read short after those records, if any (an
-    /// error among the records, found when they are encoded, comes first,
-    /// as in stream order).
+    /// What [`ShardReader::read_now`] reads of a DynamoDB or Tablestore
+    /// table, as the stream stores it, with the error that cut the read
+    /// short after those records, if any (an error among the records, found
+    /// when they are encoded, comes first, as in stream order).
     pub(super) fn read_stored(&self, from: &ReadFrom, max_records: usize) -> EncodeJob {
         let mut stored = Vec::new();
         let error = self.read_stored_into(from, max_records, &mut stored).err();
@@ -149,6 +210,54 @@ impl ShardReader {
         from: &ReadFrom,
         max_records: usize,
         out: &mut StoredBatch,
+    ) -> Result<(), SourceError> {
+        // Records no route matches are read as far as their header.
+        let routed = |kind: EventName| self.routed.as_ref().is_none_or(|r| r.contains(&kind));
+        let sequence_of = |entry: &StoredEntry| entry.sequence_number();
+        let keep = |shard: &ModelShard, entry| (shard.context.clone(), entry);
+        match self.model {
+            TtlModel::Dynamodb => {
+                let streams = self.engine.streams();
+                let read = |shard: &ModelShard, position, want| {
+                    let (arn, id) = (&shard.stream_arn, &shard.shard_id);
+                    streams.get_stored_records_of(arn, id, position, want, routed)
+                };
+                self.read_shards(from, max_records, out, read, sequence_of, keep)
+            }
+            TtlModel::Tablestore => {
+                let tablestore = self.engine.tablestore();
+                let read = |shard: &ModelShard, position, want| {
+                    let (table, id) = (&self.table, &shard.shard_id);
+                    tablestore.get_stored_stream_records_of(table, id, position, want, routed)
+                };
+                self.read_shards(from, max_records, out, read, sequence_of, keep)
+            }
+            // Not a stored change record: `read_now` reads Spanner tables
+            // through `read_spanner`.
+            TtlModel::Spanner => Err(SourceError::Record {
+                table: self.table.clone(),
+                sequence_number: format!("{from:?}"),
+                message: "a Spanner table's records are data change records, read whole".into(),
+            }),
+        }
+    }
+
+    /// The one read loop of every model: from `from`, shard by shard in
+    /// [`ShardReader::shards_in_order`], each read with `read` (a
+    /// GetRecords-limited read of one shard from a position), until
+    /// `max_records` are in `out` (each made by `keep` from its shard and
+    /// the stored entry), an open shard has nothing new, or, for a
+    /// [`ReadFrom::Range`], the range's last record is passed. A closed
+    /// shard wholly before the position is skipped; a closed, drained one
+    /// is left for its child.
+    pub(super) fn read_shards<E, T>(
+        &self,
+        from: &ReadFrom,
+        max_records: usize,
+        out: &mut Vec<T>,
+        read: impl Fn(&ModelShard, StreamPosition, usize) -> Result<GetRecordsOutput<E>, StreamError>,
+        sequence_of: impl Fn(&E) -> SequenceNumber,
+        keep: impl Fn(&ModelShard, E) -> T,
     ) -> Result<(), SourceError> {
         let (mut position, until) = match from {
             ReadFrom::TrimHorizon => (StreamPosition::TrimHorizon, None),
@@ -166,50 +275,58 @@ impl ShardReader {
             StreamPosition::AfterSequenceNumber(s) => s.0.saturating_add(1),
             _ => 0,
         };
-        // Records no route matches are read as far as their header.
-        let routed = |kind: EventName| self.routed.as_ref().is_none_or(|r| r.contains(&kind));
-        for (arn, shard) in self.shards_in_order()? {
+        for shard in self.shards_in_order()? {
             // A closed shard wholly before the position holds nothing wanted.
-            if shard
-                .sequence_number_range
-                .ending_sequence_number
-                .is_some_and(|end| end.0 < first_wanted)
-            {
+            if shard.ending.is_some_and(|end| end.0 < first_wanted) {
                 continue;
             }
-            // eventSourceARN: the stream the shard belongs to.
-            let context = Arc::new(RecordContext::new(self.region.as_str(), arn.as_str()));
             loop {
                 let want = max_records.saturating_sub(out.len());
                 if want == 0 {
                     return Ok(());
                 }
-                let got = self
-                    .engine
-                    .streams()
-                    .get_stored_records_of(&arn, &shard.shard_id, position, want, routed)
-                    .map_err(|e| self.stream_error(e))?;
-                let read = got.records.len();
+                let got = read(&shard, position, want).map_err(|e| self.stream_error(e))?;
+                let count = got.records.len();
                 // Grown once per read, not by doubling record by record.
-                out.reserve(read);
+                out.reserve(count);
                 for entry in got.records {
-                    let sequence_number = entry.sequence_number();
+                    let sequence_number = sequence_of(&entry);
                     if until.is_some_and(|last| sequence_number > last) {
                         return Ok(());
                     }
                     position = StreamPosition::AfterSequenceNumber(sequence_number);
-                    out.push((context.clone(), entry));
+                    out.push(keep(&shard, entry));
                 }
                 match got.next_position {
                     // Closed and drained: go on with the child.
                     None => break,
                     // Open and nothing new: caught up.
-                    Some(_) if read == 0 => return Ok(()),
+                    Some(_) if count == 0 => return Ok(()),
                     Some(_) => {}
                 }
             }
         }
         Ok(())
+    }
+}
+
+/// One shard of a table's stream, of any model, as the read loop needs it.
+pub(super) struct ModelShard {
+    /// The StreamArn of its stream (DynamoDB); empty for a Tablestore or
+    /// Spanner table, whose shards are named by table.
+    stream_arn: String,
+    /// `ShardId` (Tablestore `shard_id`, Spanner partition `token`).
+    shard_id: String,
+    /// Its EndingSequenceNumber once closed.
+    ending: Option<SequenceNumber>,
+    /// The `awsRegion` and `eventSourceARN` of its records.
+    context: Arc<RecordContext>,
+}
+
+impl ModelShard {
+    /// `ShardId` (Tablestore `shard_id`, Spanner partition `token`).
+    pub(super) fn shard_id(&self) -> &str {
+        &self.shard_id
     }
 }
 

@@ -1,8 +1,13 @@
 //! The change records of a table with `stream_spec.enable_stream`, through
 //! Tablestore's stream operations ("Tablestore: ListStream",
 //! "DescribeStream", "GetShardIterator", "GetStreamRecord"; fields of
-//! `table_store.proto`). A table's stream has one shard, `"0"`; its
-//! `stream_id` is the table name. Each record carries `action_type`
+//! `table_store.proto`). A table's stream (`stream_id`: the table name) is
+//! split into shards as the engine rotates them
+//! ([`ttlstream_engine::StreamOptions`]): `DescribeStream` lists them parent
+//! first, each child naming its `parent_id`; read a parent to its end
+//! (`next_shard_iterator` null) before its child ("Tablestore:
+//! DescribeStream": read all data from a parent shard before reading its
+//! child shards). Each record carries `action_type`
 //! (`PUT_ROW` for a new row, `UPDATE_ROW` for a changed one, `DELETE_ROW`),
 //! the row (`record`: primary key and the newest value of each column; for
 //! `DELETE_ROW`, the row as it was), and, for the sweeper's deletions only,
@@ -19,8 +24,6 @@ use ttlstream_engine::{
     StreamPosition,
 };
 
-/// The one shard of a table's stream.
-const SHARD_ID: &str = "0";
 /// Records per GetStreamRecord when `limit` is not given (and the most).
 const MAX_RECORDS: usize = 1_000;
 
@@ -80,11 +83,20 @@ fn stream_table(engine: &Engine, stream_id: &str) -> Result<(), OtsError> {
 pub(super) fn describe_stream(engine: &Engine, body: &[u8]) -> Result<Value, OtsError> {
     let r: DescribeStreamRequest = super::parse(body)?;
     stream_table(engine, &r.stream_id)?;
+    let shards: Vec<Value> = engine
+        .tablestore()
+        .describe_stream(&r.stream_id)?
+        .into_iter()
+        .map(|shard| match shard.parent_id {
+            Some(parent) => json!({"shard_id": shard.shard_id, "parent_id": parent}),
+            None => json!({"shard_id": shard.shard_id}),
+        })
+        .collect();
     Ok(json!({
         "stream_id": r.stream_id,
         "table_name": r.stream_id,
         "stream_status": "STREAM_ACTIVE",
-        "shards": [{"shard_id": SHARD_ID}],
+        "shards": shards,
     }))
 }
 
@@ -95,24 +107,30 @@ struct GetShardIteratorRequest {
     shard_id: String,
 }
 
-/// A shard iterator: `<next sequence number or "h" for the oldest kept>:<table>`.
-fn iterator(table: &str, next: Option<u64>) -> String {
-    match next {
-        Some(n) => format!("{n}:{table}"),
-        None => format!("h:{table}"),
+/// A shard iterator: `<next sequence number, or "h" for the oldest kept>:<shard id>:<table>`
+/// (neither a shard id nor a table name holds a `:`).
+fn iterator(position: StreamPosition, shard_id: &str, table: &str) -> String {
+    match position {
+        StreamPosition::AtSequenceNumber(n) => format!("{}:{shard_id}:{table}", n.0),
+        StreamPosition::AfterSequenceNumber(n) => {
+            format!("{}:{shard_id}:{table}", n.0.saturating_add(1))
+        }
+        StreamPosition::TrimHorizon | StreamPosition::Latest => format!("h:{shard_id}:{table}"),
     }
 }
 
 pub(super) fn get_shard_iterator(engine: &Engine, body: &[u8]) -> Result<Value, OtsError> {
     let r: GetShardIteratorRequest = super::parse(body)?;
     stream_table(engine, &r.stream_id)?;
-    if r.shard_id != SHARD_ID {
+    let shards = engine.tablestore().describe_stream(&r.stream_id)?;
+    if !shards.iter().any(|s| s.shard_id == r.shard_id) {
         return Err(OtsError::invalid(format!(
-            "shard_id {:?} is not a shard of stream {} (its one shard is \"{SHARD_ID}\")",
+            "shard_id {:?} is not a shard of stream {} (DescribeStream lists them)",
             r.shard_id, r.stream_id
         )));
     }
-    Ok(json!({ "shard_iterator": iterator(&r.stream_id, None) }))
+    let start = iterator(StreamPosition::TrimHorizon, &r.shard_id, &r.stream_id);
+    Ok(json!({ "shard_iterator": start }))
 }
 
 #[derive(Debug, Deserialize)]
@@ -130,7 +148,11 @@ pub(super) fn get_stream_record(engine: &Engine, body: &[u8]) -> Result<Value, O
             r.shard_iterator
         ))
     };
-    let (position, table) = r.shard_iterator.split_once(':').ok_or_else(bad)?;
+    let mut parts = r.shard_iterator.splitn(3, ':');
+    let (Some(position), Some(shard_id), Some(table)) = (parts.next(), parts.next(), parts.next())
+    else {
+        return Err(bad());
+    };
     let from = match position {
         "h" => StreamPosition::TrimHorizon,
         n => StreamPosition::AtSequenceNumber(SequenceNumber(n.parse().map_err(|_| bad())?)),
@@ -144,7 +166,9 @@ pub(super) fn get_stream_record(engine: &Engine, body: &[u8]) -> Result<Value, O
             )));
         }
     };
-    let records = engine.tablestore().read_stream(table, from, limit)?;
+    let page = engine
+        .tablestore()
+        .get_stream_record(table, shard_id, from, limit)?;
     let order: Vec<String> = engine
         .tablestore()
         .describe_table(table)?
@@ -152,11 +176,15 @@ pub(super) fn get_stream_record(engine: &Engine, body: &[u8]) -> Result<Value, O
         .into_iter()
         .map(|k| k.attribute_name)
         .collect();
-    let next = match records.last() {
-        Some(last) => iterator(table, Some(last.sequence_number.0.saturating_add(1))),
-        None => r.shard_iterator.clone(),
-    };
-    let stream_records: Vec<Value> = records.iter().map(|c| record_json(c, &order)).collect();
+    // Null once a closed shard is read to its end: go on with its child.
+    let next = page
+        .next_position
+        .map(|position| iterator(position, shard_id, table));
+    let stream_records: Vec<Value> = page
+        .records
+        .iter()
+        .map(|c| record_json(c, &order))
+        .collect();
     Ok(json!({ "stream_records": stream_records, "next_shard_iterator": next }))
 }
 

@@ -17,4 +17,5 @@ mod streams;
 mod support;
 mod table_fidelity;
 mod tablestore;
+mod tablestore_shards;
 mod ttl_status;

@@ -29,7 +29,9 @@ pub(crate) struct WriteState {
     pub next_sequence_number: u64,
     /// Next table id.
     pub next_table_id: u32,
-    /// The open shard of each DynamoDB-model table whose stream is enabled.
+    /// The open shard of each table whose stream is enabled: DynamoDB tables
+    /// with a StreamSpecification, Tablestore tables with a stream, Spanner
+    /// tables with a change stream.
     pub open_shards: HashMap<u32, OpenShard>,
 }
 
@@ -113,8 +115,9 @@ impl SeqAlloc<'_> {
             Some(i) => i,
             None => {
                 let Some(open) = self.base.get(&table_id) else {
-                    // No open shard (a Tablestore table, or a stream without
-                    // shard metadata): the record is kept, unsharded.
+                    // No open shard: not expected (every model stages a
+                    // table's stream with its first shard); the record is
+                    // still kept and numbered.
                     return Ok(seq);
                 };
                 self.touched.push((table_id, Some(open.clone())));

@@ -28,17 +28,16 @@ pub const STREAM_ARN_REGION: &str = "ddblocal";
 /// The account id in StreamArns (DynamoDB Local's).
 pub const STREAM_ARN_ACCOUNT: &str = "000000000000";
 
-/// One stream of a table (an enable of its StreamSpecification).
+/// One stream of a table: an enable of a DynamoDB table's
+/// StreamSpecification, or the stream a Tablestore or Spanner table is
+/// created with.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct StreamEntry {
     /// The table's name when the stream was enabled.
     pub table_name: String,
-    /// The table's key schema (StreamDescription `KeySchema`).
-    pub partition_key: KeyAttribute,
-    /// Sort key, if any.
-    pub sort_key: Option<KeyAttribute>,
-    /// `StreamViewType` of every record of this stream.
-    pub view: StreamViewType,
+    /// The model of the table, with what DescribeStream reports of a
+    /// DynamoDB table's stream.
+    pub kind: StreamKind,
     /// Creation time, epoch ms; the StreamLabel is this instant. Unique per
     /// table name (a later stream gets at least one more millisecond).
     pub created_millis: i64,
@@ -60,6 +59,28 @@ impl StreamEntry {
             self.label()
         )
     }
+}
+
+/// Which TTL model's table a stream belongs to. Only DynamoDB-model streams
+/// are seen through the DynamoDB Streams API ([`crate::Streams`]); the
+/// others through their model's own stream API.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) enum StreamKind {
+    /// A DynamoDB-model table's stream.
+    DynamoDb {
+        /// The table's partition key (StreamDescription `KeySchema`).
+        partition_key: KeyAttribute,
+        /// Its sort key, if any.
+        sort_key: Option<KeyAttribute>,
+        /// `StreamViewType` of every record of this stream.
+        view: StreamViewType,
+    },
+    /// A Tablestore-model table's stream (Tablestore Stream): records are
+    /// [`ChangeRecord`](crate::ChangeRecord)s, as DynamoDB's.
+    Tablestore,
+    /// A Spanner-model table's change stream: records are JSON
+    /// `DataChangeRecord`s.
+    Spanner,
 }
 
 /// One shard: a run of sequence numbers of one stream.

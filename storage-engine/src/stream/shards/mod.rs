@@ -1,5 +1,6 @@
-//! DynamoDB Streams over the engine's change records: streams, shards with
-//! parent/child lineage, GetRecords-limited reads, retention and trimming.
+//! Change streams of every TTL model's tables: streams, shards with
+//! parent/child lineage, GetRecords-limited reads, retention and trimming,
+//! and DynamoDB Streams over them.
 //!
 //! # The API (what a DynamoDB Streams endpoint calls)
 //!
@@ -56,16 +57,43 @@
 //!   [`StreamError::TrimmedDataAccess`] ("TrimmedDataAccessException")
 //!   rather than skipping records.
 //!
-//! Tablestore-model tables keep their records unsharded
-//! ([`Tablestore::read_stream`](crate::Tablestore::read_stream)); Spanner-model tables have their own
-//! data change records ([`Spanner::read_change_stream`](crate::Spanner::read_change_stream)).
-//! Both are trimmed by the same retention and mark (Tablestore Stream keeps
-//! incremental data at most 24 hours; Spanner change streams keep one day by
-//! default, "Change streams overview").
+//! # Every model's stream, one machinery
+//!
+//! A Tablestore table created with a stream and a Spanner table created with
+//! a change stream (`value_capture_type`) get the same stream and shard
+//! entries from their creation (`lifecycle.rs`): a first shard whose start
+//! is reserved, rotation by the same allocator under the same
+//! [`StreamOptions`] (`alloc.rs`), closed shards with EndingSequenceNumber
+//! and ParentShardId, the open shard restored when the engine reopens, and
+//! the same retention and trimming (`trim.rs`; Tablestore Stream keeps
+//! incremental data at most 24 hours; Spanner change streams keep one day
+//! by default, "Change streams overview"). Deleting a Tablestore table ends
+//! its stream as disabling a DynamoDB stream does. Each model reads its
+//! shards under its service's names (`table.rs` underneath):
+//!
+//! | service | engine |
+//! |---|---|
+//! | Tablestore `DescribeStream` (`shards`: `shard_id`, `parent_id`) | [`Tablestore::describe_stream`](crate::Tablestore::describe_stream) |
+//! | Tablestore `GetStreamRecord` | [`Tablestore::get_stream_record`](crate::Tablestore::get_stream_record) |
+//! | Spanner change stream partitions (`ChildPartitionsRecord`: `token`, `parent_partition_tokens`) | [`Spanner::change_stream_partitions`](crate::Spanner::change_stream_partitions) |
+//! | Spanner change stream query of one partition | [`Spanner::read_partition`](crate::Spanner::read_partition) |
+//!
+//! The DynamoDB Streams API ([`Streams`], which `ttlstream serve` exposes
+//! over HTTP) lists and finds only DynamoDB tables' streams: a Tablestore or
+//! Spanner client does not speak DynamoDB Streams, and a DynamoDB Streams
+//! client given a Spanner data change record could not parse it. The
+//! unsharded reads of a table's records in sequence order
+//! ([`Tablestore::read_stream`](crate::Tablestore::read_stream),
+//! [`Spanner::read_change_stream`](crate::Spanner::read_change_stream),
+//! [`DynamoDb::read_stream`](crate::DynamoDb::read_stream)) read the same
+//! records across their shards.
 
 pub(crate) mod alloc;
+mod found;
+pub(crate) mod lifecycle;
 pub(crate) mod meta;
 mod read;
+mod table;
 pub(crate) mod trim;
 
 use crate::storage::key::KeyAttribute;
@@ -103,7 +131,8 @@ pub const MAX_GET_RECORDS: usize = 1_000;
 /// whatever its size.
 pub const MAX_GET_RECORDS_BYTES: u64 = 1_048_576;
 
-/// Stream settings of an engine ([`EngineOptions::stream`](crate::EngineOptions::stream)).
+/// Stream settings of an engine ([`EngineOptions::stream`](crate::EngineOptions::stream)),
+/// for every model's streams (DynamoDB, Tablestore and Spanner tables').
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StreamOptions {
     /// How long records are kept, measured by the engine clock against each

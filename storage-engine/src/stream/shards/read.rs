@@ -3,27 +3,20 @@
 //! one instant (a rotation commits both in one batch).
 
 use super::Streams;
+use super::found::{Found, shard_shape};
 use super::meta::{
-    SHARDS, StoredShard, StoredStream, load_shards, load_streams, parse_stream_arn, trimmed_through,
+    SHARDS, StreamKind, load_shards, load_streams, parse_stream_arn, trimmed_through,
 };
 use super::{
-    GetRecordsOutput, MAX_GET_RECORDS, MAX_GET_RECORDS_BYTES, SequenceNumberRange, Shard,
-    StreamDescription, StreamStatus, StreamSummary,
+    GetRecordsOutput, MAX_GET_RECORDS, MAX_GET_RECORDS_BYTES, StreamDescription, StreamStatus,
+    StreamSummary,
 };
 use crate::error::StorageError;
 use crate::stream::codec::{StoredEntry, StoredRecord};
 use crate::stream::error::StreamError;
 use crate::stream::keys::{decode_record, stored_entry, stored_record, stream_key};
 use crate::stream::record::{EventName, SequenceNumber, StreamPosition};
-use fjall::{Readable, Snapshot};
-
-/// A stream found by ARN, with the shards of its range.
-struct Found {
-    stream: StoredStream,
-    shards: Vec<StoredShard>,
-    /// The highest sequence number trimmed from its table.
-    trimmed: Option<u64>,
-}
+use fjall::{Guard, Readable, Snapshot};
 
 impl Streams<'_> {
     /// The streams kept (ENABLED, and DISABLED ones not yet removed by
@@ -40,6 +33,7 @@ impl Streams<'_> {
         let mut out: Vec<(String, i64, StreamSummary)> =
             load_streams(&snapshot, &self.store.shards)?
                 .into_iter()
+                .filter(|s| is_dynamodb(&s.entry.kind))
                 .filter(|s| table.is_none_or(|t| s.entry.table_name == t))
                 .map(|s| {
                     let summary = StreamSummary {
@@ -77,6 +71,16 @@ impl Streams<'_> {
         let snapshot = self.store.db.snapshot();
         let found = self.find_stream(&snapshot, stream_arn)?;
         let e = &found.stream.entry;
+        let StreamKind::DynamoDb {
+            partition_key,
+            sort_key,
+            view,
+        } = &e.kind
+        else {
+            return Err(StreamError::StreamNotFound {
+                stream_arn: stream_arn.to_string(),
+            });
+        };
         Ok(StreamDescription {
             stream_arn: e.arn(),
             stream_label: e.label(),
@@ -85,11 +89,11 @@ impl Streams<'_> {
             } else {
                 StreamStatus::Enabled
             },
-            stream_view_type: e.view,
+            stream_view_type: *view,
             creation_request_date_time_millis: e.created_millis,
             table_name: e.table_name.clone(),
-            key_schema: std::iter::once(e.partition_key.clone())
-                .chain(e.sort_key.clone())
+            key_schema: std::iter::once(partition_key.clone())
+                .chain(sort_key.clone())
                 .collect(),
             shards: found.shards.iter().map(shard_shape).collect(),
         })
@@ -118,11 +122,24 @@ impl Streams<'_> {
     ) -> Result<StreamPosition, StreamError> {
         let snapshot = self.store.db.snapshot();
         let found = self.find_stream(&snapshot, stream_arn)?;
-        let (shard, last) = found.shard(stream_arn, shard_id)?;
+        self.iterator_in(&snapshot, &found, stream_arn, shard_id, position)
+    }
+
+    /// [`Streams::shard_iterator`] in a stream found in `snapshot`
+    /// (`stream_name` names it in errors).
+    pub(super) fn iterator_in(
+        &self,
+        snapshot: &Snapshot,
+        found: &Found,
+        stream_name: &str,
+        shard_id: &str,
+        position: StreamPosition,
+    ) -> Result<StreamPosition, StreamError> {
+        let (shard, last) = found.shard(stream_name, shard_id)?;
         match position {
             StreamPosition::TrimHorizon => Ok(position),
             StreamPosition::Latest => {
-                let newest = self.newest_in(&snapshot, found.stream.table_id, shard.start, last)?;
+                let newest = self.newest_in(snapshot, found.stream.table_id, shard.start, last)?;
                 let after = newest
                     .unwrap_or(shard.start.saturating_sub(1))
                     .max(found.trimmed.unwrap_or(0));
@@ -170,8 +187,8 @@ impl Streams<'_> {
         position: StreamPosition,
         limit: usize,
     ) -> Result<GetRecordsOutput, StreamError> {
-        self.read_shard(stream_arn, shard_id, position, limit, |bytes| {
-            let record = decode_record(&bytes)?;
+        self.read_shard(stream_arn, shard_id, position, limit, |guard| {
+            let record = decode_record(&guard.value()?)?;
             Ok((record.size_bytes, record.sequence_number, record))
         })
     }
@@ -190,8 +207,8 @@ impl Streams<'_> {
         position: StreamPosition,
         limit: usize,
     ) -> Result<GetRecordsOutput<StoredRecord>, StreamError> {
-        self.read_shard(stream_arn, shard_id, position, limit, |bytes| {
-            let record = stored_record(bytes)?;
+        self.read_shard(stream_arn, shard_id, position, limit, |guard| {
+            let record = stored_record(guard.value()?)?;
             Ok((record.size_bytes(), record.sequence_number(), record))
         })
     }
@@ -218,29 +235,50 @@ impl Streams<'_> {
         limit: usize,
         full: impl Fn(EventName) -> bool,
     ) -> Result<GetRecordsOutput<StoredEntry>, StreamError> {
-        self.read_shard(stream_arn, shard_id, position, limit, |bytes| {
-            let (size, entry) = stored_entry(bytes, &full)?;
+        self.read_shard(stream_arn, shard_id, position, limit, |guard| {
+            let (size, entry) = stored_entry(guard.value()?, &full)?;
             Ok((size, entry.sequence_number(), entry))
         })
     }
 
-    /// The one GetRecords read: `read` turns a stored value into a record
-    /// and says its `SizeBytes` and `SequenceNumber`.
+    /// GetRecords of a stream found by ARN.
     fn read_shard<R>(
         &self,
         stream_arn: &str,
         shard_id: &str,
         position: StreamPosition,
         limit: usize,
-        read: impl Fn(fjall::Slice) -> Result<(u64, SequenceNumber, R), StorageError>,
+        read: impl Fn(Guard) -> Result<(u64, SequenceNumber, R), StorageError>,
     ) -> Result<GetRecordsOutput<R>, StreamError> {
-        let position = match position {
-            StreamPosition::Latest => self.shard_iterator(stream_arn, shard_id, position)?,
-            other => other,
-        };
         let snapshot = self.store.db.snapshot();
         let found = self.find_stream(&snapshot, stream_arn)?;
-        let (shard, last) = found.shard(stream_arn, shard_id)?;
+        self.read_in(
+            &snapshot, &found, stream_arn, shard_id, position, limit, read,
+        )
+    }
+
+    /// The one GetRecords read, of every model's streams: `read` turns a
+    /// stored record (key and value) into a record and says its
+    /// `SizeBytes` and `SequenceNumber`. `stream_name` names the stream in
+    /// errors.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn read_in<R>(
+        &self,
+        snapshot: &Snapshot,
+        found: &Found,
+        stream_name: &str,
+        shard_id: &str,
+        position: StreamPosition,
+        limit: usize,
+        read: impl Fn(Guard) -> Result<(u64, SequenceNumber, R), StorageError>,
+    ) -> Result<GetRecordsOutput<R>, StreamError> {
+        let position = match position {
+            StreamPosition::Latest => {
+                self.iterator_in(snapshot, found, stream_name, shard_id, position)?
+            }
+            other => other,
+        };
+        let (shard, last) = found.shard(stream_name, shard_id)?;
         found.check_trim(position)?;
         let trim_floor = found.trimmed.map_or(0, |t| t.saturating_add(1));
         let from = match position {
@@ -263,7 +301,7 @@ impl Streams<'_> {
             let hi = stream_key(id, SequenceNumber(last));
             let mut bytes = 0u64;
             for guard in snapshot.range(&self.store.stream, lo..=hi) {
-                let (size, sequence_number, record) = read(guard.value()?)?;
+                let (size, sequence_number, record) = read(guard)?;
                 bytes = bytes.saturating_add(size);
                 if !records.is_empty() && bytes > MAX_GET_RECORDS_BYTES {
                     break;
@@ -297,7 +335,11 @@ impl Streams<'_> {
         let streams = load_streams(snapshot, ks)?;
         let pos = streams
             .iter()
-            .position(|s| s.entry.table_name == table && s.entry.created_millis == millis)
+            .position(|s| {
+                is_dynamodb(&s.entry.kind)
+                    && s.entry.table_name == table
+                    && s.entry.created_millis == millis
+            })
             .ok_or_else(|| StreamError::StreamNotFound {
                 stream_arn: stream_arn.to_string(),
             })?;
@@ -335,59 +377,9 @@ impl Streams<'_> {
     }
 }
 
-impl Found {
-    /// The shard with this id and the last sequence number it can hold now
-    /// (its ending if closed; else the end of its stream's range).
-    fn shard(&self, stream_arn: &str, shard_id: &str) -> Result<(&StoredShard, u64), StreamError> {
-        let i = self
-            .shards
-            .iter()
-            .position(|s| s.entry.shard_id == shard_id)
-            .ok_or_else(|| StreamError::ShardNotFound {
-                stream_arn: stream_arn.to_string(),
-                shard_id: shard_id.to_string(),
-            })?;
-        let shard = &self.shards[i];
-        let last = match (shard.entry.ending, self.shards.get(i + 1)) {
-            (Some(end), _) => end,
-            (None, Some(next)) => next.start.saturating_sub(1),
-            (None, None) => u64::MAX,
-        };
-        Ok((shard, last))
-    }
-
-    /// [`StreamError::TrimmedDataAccess`] if records at or after `position`
-    /// have been trimmed.
-    fn check_trim(&self, position: StreamPosition) -> Result<(), StreamError> {
-        let Some(t) = self.trimmed else {
-            return Ok(());
-        };
-        let (first, text) = match position {
-            StreamPosition::AtSequenceNumber(s) => (s.0, format!("AT_SEQUENCE_NUMBER {s}")),
-            StreamPosition::AfterSequenceNumber(s) => {
-                (s.0.saturating_add(1), format!("AFTER_SEQUENCE_NUMBER {s}"))
-            }
-            _ => return Ok(()),
-        };
-        if first <= t {
-            return Err(StreamError::TrimmedDataAccess {
-                table: self.stream.entry.table_name.clone(),
-                position: text,
-                trimmed_through: SequenceNumber(t),
-            });
-        }
-        Ok(())
-    }
-}
-
-fn shard_shape(s: &StoredShard) -> Shard {
-    Shard {
-        shard_id: s.entry.shard_id.clone(),
-        parent_shard_id: s.entry.parent_shard_id.clone(),
-        sequence_number_range: SequenceNumberRange {
-            starting_sequence_number: SequenceNumber(s.start),
-            ending_sequence_number: s.entry.ending.map(SequenceNumber),
-        },
-        creation_millis: s.entry.created_millis,
-    }
+/// Whether a stream is a DynamoDB table's: the only ones the DynamoDB
+/// Streams API shows (a Tablestore or Spanner table's stream is read through
+/// its model's API, as its service's clients expect).
+fn is_dynamodb(kind: &StreamKind) -> bool {
+    matches!(kind, StreamKind::DynamoDb { .. })
 }

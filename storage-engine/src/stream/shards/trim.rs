@@ -9,7 +9,8 @@
 //! batch as the removals, so a crash never leaves removed records unmarked.
 
 use super::meta::{
-    load_shards, load_streams, shard_key, stream_key as stream_entry_key, trim_key, trimmed_through,
+    StreamKind, load_shards, load_streams, shard_key, stream_key as stream_entry_key, trim_key,
+    trimmed_through,
 };
 use crate::error::StorageError;
 use crate::storage::{STREAM, Store, corrupt};
@@ -33,29 +34,27 @@ pub struct TrimReport {
 }
 
 /// One trim pass removing at most about `max_records` records older than
-/// `horizon` (epoch ms): the DynamoDB model's shards, and the `unsharded`
-/// tables' records (Tablestore and Spanner, each with how to read a stored
-/// record's time).
+/// `horizon` (epoch ms), of every table with a stream (every model's; each
+/// stream's kind says, through `record_time`, how to read a stored record's
+/// time), then closed shards and DISABLED streams left empty.
 pub(crate) fn trim(
     store: &Store,
     horizon: i64,
-    unsharded: Vec<(u32, RecordTimeMillis)>,
+    record_time: impl Fn(&StreamKind) -> RecordTimeMillis,
     max_records: usize,
 ) -> Result<TrimReport, StorageError> {
     let mut report = TrimReport::default();
     let snapshot = store.db.snapshot();
     let streams = load_streams(&snapshot, &store.shards)?;
-    let table_ids: BTreeSet<u32> = streams.iter().map(|s| s.table_id).collect();
-    // Tablestore and Spanner change records follow the same retention
-    // (Tablestore Stream keeps incremental data at most 24 hours;
-    // Spanner change streams keep one day by default).
-    // (`models.rs` lists their tables).
-    let mut trimmed: Vec<(u32, RecordTimeMillis)> = table_ids
-        .iter()
-        .map(|&id| (id, change_record_time_millis as RecordTimeMillis))
-        .collect();
-    trimmed.extend(unsharded);
-    for (id, time_millis) in trimmed {
+    // One entry per table id (a table's streams are all of one kind).
+    let mut tables: Vec<(u32, RecordTimeMillis)> = Vec::new();
+    for s in &streams {
+        if tables.last().is_none_or(|(id, _)| *id != s.table_id) {
+            tables.push((s.table_id, record_time(&s.entry.kind)));
+        }
+    }
+    let table_ids: BTreeSet<u32> = tables.iter().map(|(id, _)| *id).collect();
+    for (id, time_millis) in tables {
         let left = max_records.saturating_sub(report.records_trimmed as usize);
         report.records_trimmed += trim_records(store, id, time_millis, horizon, left)?;
     }
@@ -152,7 +151,8 @@ fn trim_records(
 }
 
 /// Reads a stored record's time (epoch ms): ApproximateCreationDateTime, or
-/// a Spanner data change record's `commit_timestamp`.
+/// a Spanner data change record's `commit_timestamp` (`models.rs` says
+/// which, by the stream's kind).
 pub(crate) type RecordTimeMillis = fn(&[u8]) -> Result<i64, StorageError>;
 
 /// The ApproximateCreationDateTime (epoch ms) of a stored

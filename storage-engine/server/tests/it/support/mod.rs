@@ -9,7 +9,7 @@ use aws_sdk_dynamodb::types::{
     TimeToLiveSpecification,
 };
 use std::sync::Arc;
-use ttlstream_engine::{Engine, EngineOptions, ManualClock};
+use ttlstream_engine::{Engine, EngineOptions, ManualClock, StreamOptions};
 use ttlstream_server::{Server, ServerOptions};
 
 /// The engine clock's start: 2023-11-14T22:13:20Z in epoch milliseconds.
@@ -34,13 +34,22 @@ pub async fn start() -> Harness {
 /// 127.0.0.1 for an unspecified listen address). The SDK client signs with
 /// `AKID` / `SECRET`.
 pub async fn start_with(configure: impl FnOnce(&mut ServerOptions)) -> Harness {
+    start_with_stream(StreamOptions::default(), configure).await
+}
+
+/// [`start_with`] over an engine with these stream options (shard rotation
+/// and retention).
+pub async fn start_with_stream(
+    stream: StreamOptions,
+    configure: impl FnOnce(&mut ServerOptions),
+) -> Harness {
     let dir = tempfile::tempdir().unwrap();
     let clock = Arc::new(ManualClock::new(START_MILLIS));
     let engine = Engine::open(
         dir.path(),
         EngineOptions {
             clock: clock.clone(),
-            ..Default::default()
+            stream,
         },
     )
     .unwrap();
