@@ -59,6 +59,7 @@
 //! ```
 
 mod admin;
+mod admission;
 mod arn;
 mod batch;
 mod capacity;

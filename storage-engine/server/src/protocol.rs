@@ -18,9 +18,9 @@ pub const CONTENT_TYPE: &str = "application/x-amz-json-1.0";
 /// The `X-Amz-Target` prefix of DynamoDB operations.
 pub const TARGET_PREFIX: &str = "DynamoDB_20120810.";
 
-/// The handler of `POST /`: reads the body (at most the configured limit),
-/// verifies its SigV4 signature when credentials are configured, dispatches on `X-Amz-Target` on a blocking thread (the engine does
-/// synchronous I/O), and answers JSON or an AWS error shape.
+/// The handler of `POST /`: admits the request (`admission.rs`: body limit,
+/// SigV4), dispatches on `X-Amz-Target` on a blocking thread, and answers
+/// JSON or an AWS error shape.
 pub(super) async fn handle(
     State(state): State<AppState>,
     method: Method,
@@ -47,12 +47,7 @@ async fn handle_inner(
     headers: HeaderMap,
     body: Body,
 ) -> Result<serde_json::Value, ApiError> {
-    let bytes = axum::body::to_bytes(body, state.max_request_body_bytes)
-        .await
-        .map_err(|e| body_error(&e, state.max_request_body_bytes))?;
-    if let Some(credentials) = &state.credentials {
-        credentials.verify(method, uri, &headers, &bytes)?;
-    }
+    let bytes = super::admission::admit(&state, method, uri, &headers, body).await?;
     // The region the client signed for names the ARNs and records it gets.
     let region = super::sigv4::signed_region(&headers).unwrap_or_else(|| state.region.clone());
     check_content_type(&headers)?;
@@ -68,20 +63,14 @@ async fn handle_inner(
     } else {
         return Err(unknown(&target));
     };
-    tokio::task::spawn_blocking(move || {
+    super::admission::on_blocking_thread(move || {
         if streams {
             super::streams::dispatch(&state.engine, &region, &operation, &bytes)
         } else {
             dynamodb::dispatch(&state, &region, &operation, &bytes)
         }
     })
-    .await
-    .map_err(|e| {
-        ApiError::new(
-            ErrorKind::InternalServerError,
-            format!("request failed: {e}"),
-        )
-    })?
+    .await?
 }
 
 /// Accepts `application/x-amz-json-1.0` (what SDKs send), `application/json`
@@ -116,23 +105,6 @@ fn unknown(target: &str) -> ApiError {
 /// The error for an unknown operation name (after the prefix).
 pub(super) fn unknown_operation(operation: &str) -> ApiError {
     unknown(&format!("{TARGET_PREFIX}{operation}"))
-}
-
-fn body_error(e: &axum::Error, limit: usize) -> ApiError {
-    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
-    while let Some(s) = source {
-        if s.to_string().contains("length limit") {
-            return ApiError::new(
-                ErrorKind::RequestTooLarge,
-                format!("Request body is larger than the limit of {limit} bytes"),
-            );
-        }
-        source = s.source();
-    }
-    ApiError::new(
-        ErrorKind::Serialization,
-        format!("cannot read the request body: {e}"),
-    )
 }
 
 /// Parses a request body: not JSON, or not an object, is a

@@ -6,6 +6,8 @@ use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
+
+use crate::error::{ApiError, ErrorKind};
 use ttlstream_engine::spanner::MutationError;
 use ttlstream_engine::{ReadError, StorageError, TableError};
 
@@ -44,6 +46,25 @@ impl Code {
 pub(crate) struct SpannerError {
     pub(crate) code: Code,
     pub(crate) message: String,
+}
+
+/// The shared request checks (`admission.rs`: body size, signature) answer
+/// in the DynamoDB API's kinds; here they keep their message under Google's
+/// code ("Cloud APIs: Errors": 403 `PERMISSION_DENIED` for a request not
+/// authorised).
+impl From<ApiError> for SpannerError {
+    fn from(e: ApiError) -> Self {
+        let code = match e.kind {
+            ErrorKind::MissingAuthenticationToken
+            | ErrorKind::UnrecognizedClient
+            | ErrorKind::InvalidSignature
+            | ErrorKind::IncompleteSignature
+            | ErrorKind::AccessDenied => Code::PermissionDenied,
+            ErrorKind::InternalServerError => Code::Internal,
+            _ => Code::InvalidArgument,
+        };
+        Self::new(code, e.message)
+    }
 }
 
 impl SpannerError {

@@ -68,15 +68,7 @@ async fn handle_inner(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Value, SpannerError> {
-    let limit = state.max_request_body_bytes;
-    let bytes = axum::body::to_bytes(body, limit).await.map_err(|_| {
-        SpannerError::invalid(format!("the request body is larger than {limit} bytes"))
-    })?;
-    if let Some(credentials) = &state.credentials {
-        credentials
-            .verify(&method, &uri, &headers, &bytes)
-            .map_err(|e| SpannerError::new(Code::PermissionDenied, e.message))?;
-    }
+    let bytes = crate::admission::admit(&state, &method, &uri, &headers, body).await?;
     let body: Value = if bytes.is_empty() {
         json!({})
     } else {
@@ -86,9 +78,8 @@ async fn handle_inner(
     let query = uri.query().unwrap_or("").to_string();
     let path = uri.path().to_string();
     let engine = state.engine.clone();
-    tokio::task::spawn_blocking(move || route(&engine, &method, &path, &query, &body))
-        .await
-        .map_err(|e| SpannerError::new(Code::Internal, e.to_string()))?
+    crate::admission::on_blocking_thread(move || route(&engine, &method, &path, &query, &body))
+        .await?
 }
 
 /// A request's database: its full name and its tables' scope.

@@ -80,20 +80,10 @@ async fn handle_inner(
             "Only POST method for requests is supported.",
         ));
     }
-    let limit = state.max_request_body_bytes;
-    let bytes = axum::body::to_bytes(body, limit).await.map_err(|_| {
-        OtsError::new(
-            OtsCode::RequestBodyTooLarge,
-            format!("The size of POST data is too large (limit {limit} bytes)."),
-        )
-    })?;
-    if let Some(credentials) = &state.credentials {
-        credentials.verify(&method, &uri, &headers, &bytes)?;
-    }
+    let bytes = crate::admission::admit(&state, &method, &uri, &headers, body).await?;
     let operation = uri.path().trim_start_matches('/').to_string();
-    tokio::task::spawn_blocking(move || dispatch(&state.engine, &operation, &bytes))
-        .await
-        .map_err(|e| OtsError::new(OtsCode::InternalServerError, format!("request failed: {e}")))?
+    crate::admission::on_blocking_thread(move || dispatch(&state.engine, &operation, &bytes))
+        .await?
 }
 
 fn dispatch(engine: &Engine, operation: &str, body: &[u8]) -> Result<Value, OtsError> {

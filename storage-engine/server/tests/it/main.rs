@@ -5,6 +5,7 @@
 //! one executable per crate instead of one per file.
 
 mod admin;
+mod admission;
 mod api;
 mod bad_requests;
 mod batch_tables;
