@@ -41,9 +41,9 @@ async fn every_api_refuses_unsigned_requests_and_bodies_over_the_limit() {
             if let Some(target) = target {
                 request = request.header("x-amz-target", *target);
             }
-            let response = request.send().await.unwrap();
+            let response = request.send().await.expect("the server answers");
             let status = response.status().as_u16();
-            let json: serde_json::Value = response.json().await.unwrap();
+            let json: serde_json::Value = response.json().await.expect("a JSON error body");
             let code = code(api, &json);
             answers.push((
                 *api,
