@@ -5,7 +5,7 @@
 //!
 //! ```sh
 //! eval "$(bash scripts/test-tools.sh)"      # TTLSTREAM_S3S_FS
-//! cargo run --release -p ttlstream --example pipeline_bench [ITEMS] [PER_RECORD_ITEMS] [PHASE_SECS] [ROUNDS]
+//! cargo run --release -p ttlstream --example pipeline_bench [ITEMS] [PER_RECORD_ITEMS] [PHASE_SECS] [ROUNDS] [MEASURES]
 //! ```
 //!
 //! Defaults: 200,000 items (400,000 stream records, half of them TTL
@@ -19,7 +19,9 @@
 //! every thread; s3s-fs's own not included), steadier than wall time on a
 //! busy machine; peak RSS. The baseline, measured in the same run, is the
 //! engine's own stream read (`DynamoDb::read_stream`) with no filter, encoding
-//! or sink.
+//! or sink. MEASURES, a comma-separated subset of `file`, `file-zstd`,
+//! `file-1000`, `s3-batch` and `s3-record` (default: all), picks the measures
+//! run beside the baseline (for profiling one of them).
 
 #![allow(clippy::unwrap_used, missing_docs)]
 
@@ -333,6 +335,14 @@ async fn main() {
         phase_secs: args.next().map_or(5.0, |a| a.parse().unwrap()),
         rounds: args.next().map_or(3, |a| a.parse().unwrap()),
     };
+    let measures: Option<Vec<String>> = args
+        .next()
+        .map(|a| a.split(',').map(str::to_string).collect());
+    let wanted = |name: &str| {
+        measures
+            .as_ref()
+            .is_none_or(|m| m.iter().any(|n| n == name))
+    };
     let work = tempfile::tempdir().unwrap();
     let started = Instant::now();
     let engine = prepare(&work.path().join("engine"), items);
@@ -376,6 +386,9 @@ async fn main() {
             "[sinks.archive.file]\npath = \"archive\"\n[sinks.archive.file.batch]\nmax_records = 1000\n",
         ),
     ] {
+        if !wanted(name) {
+            continue;
+        }
         let rate = plan
             .measure(label, |n| {
                 let pipeline = build(name, n, sink);
@@ -389,7 +402,8 @@ async fn main() {
         file_runs.push((label, rate));
     }
 
-    if let Some((mut server, endpoint)) = start_s3s_fs(&work.path().join("s3")) {
+    let s3_wanted = wanted("s3-batch") || wanted("s3-record");
+    if s3_wanted && let Some((mut server, endpoint)) = start_s3s_fs(&work.path().join("s3")) {
         let client = s3_client(&endpoint);
         client
             .create_bucket()
@@ -406,8 +420,10 @@ async fn main() {
             } else {
                 String::new()
             };
+            // endpoint_url names the given client's endpoint (loopback: the
+            // payload goes unsigned, as with a client built from the config).
             let sink = format!(
-                "[sinks.archive.s3]\nbucket = \"archive\"\nobjects = \"{objects}\"\n{template}"
+                "[sinks.archive.s3]\nbucket = \"archive\"\nendpoint_url = \"{endpoint}\"\nobjects = \"{objects}\"\n{template}"
             );
             let config = config(work.path(), &format!("{name}-{pass}"), &sink);
             let ttlstream::config::SinkConfig::S3(s3_config) = &config.sinks["archive"] else {
@@ -423,25 +439,33 @@ async fn main() {
                     false,
                 )))
         };
-        let batched = plan
-            .measure("s3 sink, batched objects (10,000 / 10 MiB)", |n| {
-                let pipeline = s3("s3-batch", n, "batch");
-                async move { pass(pipeline, u64::MAX).await }
-            })
-            .await;
-        let per_record = plan
-            .measure("s3 sink, one object per record (16 in flight)", |n| {
-                let pipeline = s3("s3-record", n, "record");
-                async move { pass(pipeline, per_record_items).await }
-            })
-            .await;
-        println!(
-            "ratio s3 batched / one object per record: {:.1}x",
-            batched / per_record
-        );
+        let mut batched = None;
+        if wanted("s3-batch") {
+            let rate = plan
+                .measure("s3 sink, batched objects (10,000 / 10 MiB)", |n| {
+                    let pipeline = s3("s3-batch", n, "batch");
+                    async move { pass(pipeline, u64::MAX).await }
+                })
+                .await;
+            batched = Some(rate);
+        }
+        if wanted("s3-record") {
+            let per_record = plan
+                .measure("s3 sink, one object per record (16 in flight)", |n| {
+                    let pipeline = s3("s3-record", n, "record");
+                    async move { pass(pipeline, per_record_items).await }
+                })
+                .await;
+            if let Some(batched) = batched {
+                println!(
+                    "ratio s3 batched / one object per record: {:.1}x",
+                    batched / per_record
+                );
+            }
+        }
         let _ = server.kill();
         let _ = server.wait();
-    } else {
+    } else if s3_wanted {
         println!(
             "TTLSTREAM_S3S_FS unset: S3 runs skipped (eval \"$(bash scripts/test-tools.sh)\")"
         );

@@ -39,7 +39,10 @@ pub struct S3SinkConfig {
     #[serde(default)]
     pub region: Option<String>,
     /// Endpoint URL for an S3-compatible server, e.g. `http://127.0.0.1:9000`.
-    /// Default: `AWS_ENDPOINT_URL_S3` / `AWS_ENDPOINT_URL`, else AWS.
+    /// Default: `AWS_ENDPOINT_URL_S3` / `AWS_ENDPOINT_URL`, else AWS. Over
+    /// HTTPS and to loopback, object bodies are sent as `UNSIGNED-PAYLOAD`
+    /// (no SigV4 hash of the body; the CRC32 checksum still goes); over
+    /// plain HTTP to another host they are signed.
     #[serde(default)]
     pub endpoint_url: Option<String>,
     /// Address buckets as `<endpoint>/<bucket>/<key>` instead of

@@ -34,7 +34,10 @@ impl S3Sink {
     }
 
     /// A sink that sends through `client` (its own region, endpoint,
-    /// credentials and retry config; `config`'s are not used).
+    /// credentials and retry config; `config`'s are not used, except that
+    /// `config.endpoint_url` should name the client's endpoint: it decides
+    /// whether object bodies are signed, and none means an AWS endpoint,
+    /// HTTPS, where they are not).
     pub fn with_client(
         name: &str,
         config: &S3SinkConfig,
