@@ -8,7 +8,7 @@
 //! ## The API at a glance
 //!
 //! ```text
-//! Engine::open(dir, EngineOptions { clock, stream })     one data directory, all models
+//! Engine::open(dir, EngineOptions { clock, stream, cache_size_bytes })  one directory, all models
 //! ├── engine.dynamodb()    -> DynamoDb     create_table, update_time_to_live, put_item,
 //! │                                        get_item, update_item, delete_item, query, scan,
 //! │                                        the *_with forms (expressions), update_stream,
@@ -245,7 +245,7 @@ pub use dynamodb::table::{
 };
 pub use dynamodb::ttl;
 pub use dynamodb::write::Update;
-pub use engine::{Engine, EngineOptions};
+pub use engine::{DEFAULT_CACHE_SIZE_BYTES, Engine, EngineOptions};
 pub use error::{
     ItemError, OpenError, ReadError, StorageError, SweepError, TableError, WriteError,
 };

@@ -68,6 +68,10 @@ pub struct ServeArgs {
     /// 0 is taken as 1).
     #[arg(long, default_value_t = StreamOptions::default().max_records_per_shard)]
     pub shard_max_records: u64,
+    /// Bytes of the engine's block cache (recently read blocks of items and
+    /// stream records); fjall recommends 20 to 25 % of the memory available.
+    #[arg(long, default_value_t = ttlstream_engine::DEFAULT_CACHE_SIZE_BYTES)]
+    pub cache_size_bytes: u64,
     /// Shard age (engine clock) after which a shard holding a record is
     /// closed at the next record, e.g. `10m`, `4h` (DynamoDB's shards roll
     /// over about every four hours).
@@ -161,6 +165,7 @@ pub fn run(args: ServeArgs) -> ExitCode {
                 max_records_per_shard: args.shard_max_records,
                 max_shard_age: args.shard_max_age,
             },
+            cache_size_bytes: args.cache_size_bytes,
         },
     ) {
         Ok(engine) => engine,

@@ -136,6 +136,7 @@ pub async fn run(options: &DemoOptions) -> Result<DemoSummary, DemoError> {
         EngineOptions {
             clock: clock.clone(),
             stream: demo_stream_options(),
+            ..EngineOptions::default()
         },
     )
     .map_err(engine_error)?;

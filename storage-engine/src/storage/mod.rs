@@ -70,13 +70,16 @@ impl Store {
         batch.commit().map_err(StorageError::Io)
     }
 
-    /// Opens or creates the database at `path`.
+    /// Opens or creates the database at `path`, with a block cache of
+    /// `cache_size_bytes`.
     ///
     /// # Errors
     ///
     /// fjall I/O or recovery failures.
-    pub fn open(path: &Path) -> Result<Self, fjall::Error> {
-        let db = Database::builder(path).open()?;
+    pub fn open(path: &Path, cache_size_bytes: u64) -> Result<Self, fjall::Error> {
+        let db = Database::builder(path)
+            .cache_size(cache_size_bytes)
+            .open()?;
         let meta = db.keyspace(META, KeyspaceCreateOptions::default)?;
         let items = db.keyspace(ITEMS, KeyspaceCreateOptions::default)?;
         let expiry = db.keyspace(EXPIRY, KeyspaceCreateOptions::default)?;

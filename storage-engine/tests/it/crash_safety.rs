@@ -53,6 +53,7 @@ fn open_crash(dir: &Path, clock: &Arc<ManualClock>) -> Engine {
                 max_records_per_shard: SHARD_RECORDS,
                 max_shard_age: Duration::from_secs(3600),
             },
+            ..EngineOptions::default()
         },
     )
     .unwrap()

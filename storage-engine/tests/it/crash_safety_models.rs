@@ -57,6 +57,7 @@ fn open(dir: &Path, clock: &Arc<ManualClock>) -> Engine {
                 retention: Duration::from_secs(10 * 365 * 86_400),
                 ..StreamOptions::default()
             },
+            ..EngineOptions::default()
         },
     )
     .unwrap()

@@ -25,6 +25,7 @@ fn open_with(dir: &Path, clock: &Arc<ManualClock>, max_records_per_shard: u64) -
             max_records_per_shard,
             ..StreamOptions::default()
         },
+        ..EngineOptions::default()
     };
     Engine::open(dir, options).unwrap()
 }

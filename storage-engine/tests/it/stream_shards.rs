@@ -20,6 +20,7 @@ fn open_with(dir: &Path, clock: &Arc<ManualClock>, stream: StreamOptions) -> Eng
     let options = EngineOptions {
         clock: clock.clone(),
         stream,
+        ..EngineOptions::default()
     };
     Engine::open(dir, options).unwrap()
 }

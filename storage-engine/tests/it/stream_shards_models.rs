@@ -31,6 +31,7 @@ fn open_with(dir: &Path, clock: &Arc<ManualClock>) -> Engine {
     let options = EngineOptions {
         clock: clock.clone(),
         stream,
+        ..EngineOptions::default()
     };
     Engine::open(dir, options).unwrap()
 }

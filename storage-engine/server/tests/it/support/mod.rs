@@ -50,6 +50,7 @@ pub async fn start_with_stream(
         EngineOptions {
             clock: clock.clone(),
             stream,
+            ..EngineOptions::default()
         },
     )
     .unwrap();
