@@ -134,10 +134,12 @@ impl Batcher {
         self.opened = None;
         self.bytes.iter_mut().for_each(|b| *b = 0);
         let sinks = self.per_sink.len();
+        let held = self.records.len();
         Some(ClosedBatch {
             first,
             last,
-            records: std::mem::take(&mut self.records),
+            // The next batch is likely as long: grown once, not by doubling.
+            records: std::mem::replace(&mut self.records, Vec::with_capacity(held)),
             per_sink: std::mem::replace(&mut self.per_sink, vec![Vec::new(); sinks]),
         })
     }

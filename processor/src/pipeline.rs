@@ -6,8 +6,10 @@
 //! records went to the dead-letter sink) is the checkpoint committed
 //! (at-least-once). Before sinks see a batch its range is written into the
 //! checkpoint as in flight, so a crash replays exactly that range and sinks
-//! overwrite rather than duplicate.
+//! overwrite rather than duplicate. A closed batch is delivered while the
+//! next one is read and routed (`flush.rs`).
 
+mod flush;
 mod run;
 
 use std::sync::Arc;
@@ -18,7 +20,7 @@ use tokio::sync::watch;
 use ttlstream_engine::{Clock, Engine};
 
 use crate::alarm::{AlarmDefinition, AlarmEvaluator, AlarmTransition};
-use crate::batcher::{Batcher, ClosedBatch};
+use crate::batcher::Batcher;
 use crate::checkpoint::{Checkpoint, CheckpointStore, InFlight, PartitionProgress, sequence_after};
 use crate::config::{Config, SourceConfig};
 use crate::engine::OwnedEngine;
@@ -57,8 +59,11 @@ pub struct StepReport {
 /// A built pipeline, ready to run.
 pub struct Pipeline {
     source: Box<dyn Source>,
-    routing: Routing,
+    /// Shared with the task delivering a closed batch.
+    routing: Arc<Routing>,
     batcher: Batcher,
+    /// The closed batch being delivered while the next one is read.
+    delivering: Option<flush::Delivery>,
     /// The in-flight range being read again after a crash or a failed write.
     replay: Option<InFlight>,
     /// A partitioned source's progress for the open batch (one read per batch).
@@ -214,7 +219,8 @@ impl Pipeline {
             clock: source.clock(),
             source,
             batcher: Batcher::new(routing.limits()),
-            routing,
+            routing: Arc::new(routing),
+            delivering: None,
             replay: checkpoint.in_flight.clone(),
             open_progress: None,
             store,
@@ -271,9 +277,19 @@ impl Pipeline {
 
     /// Replaces the sink named like `sink` (from the config) with `sink`: a
     /// caller's own S3 client, a test double. Unknown names are ignored.
+    /// Call it before the first step: while a batch is being delivered the
+    /// sinks are in use, and the sink is not replaced (logged).
     #[must_use]
     pub fn with_sink(mut self, sink: Box<dyn Sink>) -> Self {
-        self.routing.replace_sink(sink);
+        match Arc::get_mut(&mut self.routing) {
+            Some(routing) => {
+                routing.replace_sink(sink);
+            }
+            None => tracing::error!(
+                sink = sink.name(),
+                "sink not replaced: a batch is being delivered to the sinks"
+            ),
+        }
         self
     }
 
@@ -289,6 +305,10 @@ impl Pipeline {
         };
         if let Some((_, last_read)) = self.batcher.range() {
             at.sequence_number = Some(last_read.to_string());
+            return Ok(at);
+        }
+        if let Some(delivering) = &self.delivering {
+            at.sequence_number = Some(delivering.last().to_string());
             return Ok(at);
         }
         if let Some(in_flight) = &self.replay {
@@ -311,10 +331,12 @@ impl Pipeline {
         Ok(self.source.read(&at, self.read_limits).await?)
     }
 
-    /// Reads one source batch and adds it to the open batch; writes the open
-    /// batch to every sink when a sink's limit (records, bytes, age) is
-    /// reached, then commits its checkpoint; closes the metric periods that are
-    /// over.
+    /// Reads one source batch and adds it to the open batch; when a sink's
+    /// limit (records, bytes, age) is reached, closes the open batch and
+    /// starts writing it to every sink, after committing the batch written
+    /// before it; closes the metric periods that are over. A step that reads
+    /// nothing (caught up) first waits for the batch being written and
+    /// commits it; [`Pipeline::flush`] writes and commits everything.
     ///
     /// # Errors
     /// A source, sink or checkpoint error. The checkpoint is then not advanced:
@@ -351,6 +373,8 @@ impl Pipeline {
         let read = records.len();
         self.sample_sweeper_lag(read < self.read_limits.max_records);
         if read == 0 && self.batcher.range().is_none() {
+            // Caught up: nothing stays in flight while the pipeline waits.
+            self.settle_and_save().await?;
             // Periods start at the first record's time, or now if the stream is quiet.
             self.counter.start_at(self.clock.now_millis());
             let trimmed = self.replay.take().is_some();
@@ -384,21 +408,21 @@ impl Pipeline {
             }
             let sinks = self.observe_and_route(&record)?;
             if split && !self.batcher.fits(&record, &sinks) {
-                self.flush().await?;
+                self.close_batch().await?;
             }
             if self.batcher.push(record, &sinks) && split {
-                self.flush().await?;
+                self.close_batch().await?;
             }
         }
         if partitioned {
-            self.flush().await?;
+            self.close_batch().await?;
         } else if let Some(range) = &self.replay {
             replay_done |= self
                 .batcher
                 .range()
                 .is_some_and(|(_, last)| last == range.last);
             if replay_done {
-                self.flush().await?;
+                self.close_batch().await?;
             }
         } else {
             let now = std::time::Instant::now();
@@ -406,7 +430,7 @@ impl Pipeline {
                 && (read < self.read_limits.max_records
                     || self.batcher.range_age(now) >= UNMATCHED_COMMIT_INTERVAL);
             if unmatched_due || self.batcher.is_due(now) {
-                self.flush().await?;
+                self.close_batch().await?;
             }
         }
 
@@ -466,80 +490,6 @@ impl Pipeline {
             self.stats.records_matched += 1;
         }
         Ok(sinks)
-    }
-
-    /// Writes the open batch to every sink that holds records, sends what a sink
-    /// could not take after its retries to the dead-letter sink, and commits the
-    /// checkpoint past the batch. A no-op without an open batch. Called by
-    /// [`Pipeline::step`] when a limit is reached and by [`Pipeline::run`] on
-    /// shutdown; call it after the last step when driving the pipeline by hand.
-    ///
-    /// # Errors
-    /// A sink error when a sink failed and there is no dead-letter sink (or it
-    /// failed too); a checkpoint error. The checkpoint then still holds the
-    /// batch as in flight, and the next step reads it again.
-    pub async fn flush(&mut self) -> Result<(), PipelineError> {
-        let Some(closed) = self.batcher.take() else {
-            return Ok(());
-        };
-        let range = match self.replay.take() {
-            Some(range) => range,
-            None => InFlight {
-                first: closed.first.clone(),
-                last: closed.last.clone(),
-                partition: self.open_progress.take(),
-            },
-        };
-        self.open_progress = None;
-        if closed.is_empty() {
-            // Nothing for any sink: nothing to overwrite on replay either.
-            return self.commit(range);
-        }
-        if self.checkpoint.in_flight.as_ref() != Some(&range) {
-            self.checkpoint.in_flight = Some(range.clone());
-            self.store.save(&self.checkpoint)?;
-        }
-        let result = self.deliver(&closed, &range).await;
-        if let Err(error) = result {
-            // Read the same range again on the next step.
-            self.replay = Some(range);
-            return Err(error);
-        }
-        self.commit(range)
-    }
-
-    /// The shared step's delivery ([`Routing::deliver`]), counted in the stats.
-    async fn deliver(
-        &mut self,
-        closed: &ClosedBatch,
-        range: &InFlight,
-    ) -> Result<(), PipelineError> {
-        match self
-            .routing
-            .deliver(closed, (&range.first, &range.last))
-            .await
-        {
-            Ok(delivered) => {
-                self.stats.records_delivered += delivered.records;
-                self.stats.records_dead_lettered += delivered.dead_lettered;
-                Ok(())
-            }
-            Err(undelivered) => {
-                self.stats.records_delivered += undelivered.delivered.records;
-                Err(undelivered.error.into())
-            }
-        }
-    }
-
-    fn commit(&mut self, range: InFlight) -> Result<(), PipelineError> {
-        self.checkpoint.sequence_number = Some(range.last);
-        self.checkpoint.in_flight = None;
-        if let Some(progress) = &range.partition {
-            self.checkpoint.commit_partition(progress);
-        }
-        self.store.save(&self.checkpoint)?;
-        self.stats.batches_committed += 1;
-        Ok(())
     }
 
     /// Delivers the step's alarm state changes to the configured notifiers.

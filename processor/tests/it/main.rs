@@ -11,6 +11,7 @@ mod cli_run;
 mod cloudwatch_put_metric_data;
 mod common;
 mod dead_letter;
+mod delivery_overlap;
 mod demo_models;
 mod dynamodb_streams_lineage;
 mod engine_models;
