@@ -132,32 +132,30 @@ impl Pipeline {
         let Some(mut delivery) = self.delivering.take() else {
             return Ok(false);
         };
-        let joined = (&mut delivery.task).await;
-        let result = joined.unwrap_or_else(|join| {
-            let error = SinkError::Io {
-                sink: "delivery".into(),
-                action: "deliver",
-                path: self.store.path().to_path_buf(),
-                source: std::io::Error::other(join.to_string()),
-            };
-            Err((Delivered::default(), error))
-        });
+        let (delivered, error) = match (&mut delivery.task).await {
+            Ok(Ok(delivered)) => (delivered, None),
+            Ok(Err((delivered, error))) => (delivered, Some(error)),
+            Err(join) => {
+                let error = SinkError::Io {
+                    sink: "delivery".into(),
+                    action: "deliver",
+                    path: self.store.path().to_path_buf(),
+                    source: std::io::Error::other(join.to_string()),
+                };
+                (Delivered::default(), Some(error))
+            }
+        };
+        self.stats.records_delivered += delivered.records;
+        self.stats.records_dead_lettered += delivered.dead_lettered;
         let range = delivery.range.clone();
-        match result {
-            Ok(delivered) => {
-                self.stats.records_delivered += delivered.records;
-                self.stats.records_dead_lettered += delivered.dead_lettered;
-                self.commit(&range);
-                Ok(true)
-            }
-            Err((delivered, error)) => {
-                self.stats.records_delivered += delivered.records;
-                self.replay = Some(range);
-                self.batcher.take();
-                self.open_progress = None;
-                Err(error.into())
-            }
+        if let Some(error) = error {
+            self.replay = Some(range);
+            self.batcher.take();
+            self.open_progress = None;
+            return Err(error.into());
         }
+        self.commit(&range);
+        Ok(true)
     }
 
     /// The checkpoint past `range`: its last `SequenceNumber` (and
