@@ -5,9 +5,9 @@
 //! and committed when the pipeline next closes a batch (in the same write as
 //! that batch's in-flight range), catches up, flushes or stops; only the
 //! pipeline writes the checkpoint, and dropping the pipeline aborts the
-//! task. A crash at any point replays exactly the
-//! in-flight range, as with one batch at a time: the records read after it
-//! are in memory only, and are read again.
+//! task. A crash at any point replays exactly the in-flight range, as with
+//! one batch at a time: the records read after it are in memory only, and
+//! are read again.
 //!
 //! Why: with the delivery awaited, the pipeline's thread waited on each
 //! batch's file write and two checkpoint fsyncs for about half of every
