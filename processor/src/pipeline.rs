@@ -374,7 +374,7 @@ impl Pipeline {
         self.sample_sweeper_lag(read < self.read_limits.max_records);
         if read == 0 && self.batcher.range().is_none() {
             // Caught up: nothing stays in flight while the pipeline waits.
-            self.settle_and_save().await?;
+            let committed = self.settle().await?;
             // Periods start at the first record's time, or now if the stream is quiet.
             self.counter.start_at(self.clock.now_millis());
             let trimmed = self.replay.take().is_some();
@@ -383,8 +383,9 @@ impl Pipeline {
                 // A partition moved without records (a closed shard drained).
                 self.checkpoint.commit_partition(progress);
             }
-            if trimmed || progress.is_some() {
-                // The in-flight range no longer exists in the stream (trimmed).
+            // One save: the delivery committed, the in-flight range no longer
+            // exists in the stream (trimmed), or a partition moved.
+            if committed || trimmed || progress.is_some() {
                 self.store.save(&self.checkpoint)?;
             }
             let report = self.close_periods(self.clock.now_millis());

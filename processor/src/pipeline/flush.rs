@@ -128,7 +128,7 @@ impl Pipeline {
     /// the delivery failed, its range is read again on the next step, and
     /// the records read after it are dropped from the open batch (they are
     /// read again too).
-    async fn settle(&mut self) -> Result<bool, PipelineError> {
+    pub(super) async fn settle(&mut self) -> Result<bool, PipelineError> {
         let Some(mut delivery) = self.delivering.take() else {
             return Ok(false);
         };
