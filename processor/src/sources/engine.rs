@@ -14,12 +14,11 @@ mod shards;
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::str::FromStr;
 
-use ttlstream_engine::{Engine, EventName};
+use ttlstream_engine::{Engine, EventName, SequenceNumber};
 
 pub use self::config::{EngineSourceConfig, TtlModel};
-use super::engine_encode::EncodeJob;
 use super::{BoxFuture, ReadLimits, Source, SourceBatch, StartingPosition};
 use crate::checkpoint::Checkpoint;
 use crate::error::SourceError;
@@ -29,9 +28,12 @@ use crate::record::Record;
 pub struct EngineSource {
     reader: ShardReader,
     starting_position: StartingPosition,
-    /// The next batch, being read on a blocking thread while the pipeline
+    /// The next batches, being read by blocking threads while the pipeline
     /// routes and writes the last one.
     read_ahead: Option<ReadAhead>,
+    /// How many threads read ahead: [`READERS`], or 1 once a guess missed
+    /// ([`ShardReader::read_ahead`]).
+    readers: u64,
 }
 
 /// What to read next, from the checkpoint [`Source::read`] is given.
@@ -68,7 +70,7 @@ impl ReadFrom {
     }
 }
 
-/// What a read needs; cloned into the read-ahead thread.
+/// What a read needs; cloned into each read-ahead thread.
 #[derive(Clone)]
 struct ShardReader {
     engine: Engine,
@@ -84,31 +86,47 @@ struct ShardReader {
     routed: Option<Vec<EventName>>,
 }
 
-/// Batches read before the pipeline asked for them, by a blocking thread
-/// that keeps reading forward while the batches are full (catching up),
-/// at most [`READ_AHEAD_BATCHES`] ahead. Used while the pipeline asks for
-/// exactly the next of them, else dropped (the thread then stops).
+/// Batches read before the pipeline asked for them, by blocking threads
+/// that keep reading forward while the batches are full (catching up), at
+/// most [`READ_AHEAD_BATCHES`] ahead. Used while the pipeline asks for
+/// exactly the next of them, else dropped (the threads then stop).
 struct ReadAhead {
-    /// Where the next batch in `batches` starts.
+    /// Where the next batch starts.
     from: ReadFrom,
     max_records: usize,
-    /// The thread's reads in order, each with where it started; the
-    /// thread stops after a short read or an error, or when this is dropped.
-    batches: tokio::sync::mpsc::Receiver<(ReadFrom, Arc<EncodeJob>)>,
+    /// Each reader's reads in order, each with where it started; reader
+    /// `k` of `n` reads batches `k`, `k + n`, ... A reader stops after a
+    /// short read, an error or a missed guess, or when this is dropped.
+    batches: Vec<tokio::sync::mpsc::Receiver<(ReadFrom, ReadResult)>>,
+    /// Batches taken so far: the next comes from reader `taken % n`.
+    taken: usize,
 }
 
-/// The read-ahead thread's side of [`ReadAhead::batches`].
-type Batches = tokio::sync::mpsc::Sender<(ReadFrom, Arc<EncodeJob>)>;
+/// One read's records, or the error that ended it.
+type ReadResult = Result<Vec<Record>, SourceError>;
 
-/// How many batches the read-ahead thread may hold that the pipeline has not
-/// taken yet. While the pipeline writes a closed batch to its sinks (a file
-/// write and fsync, an S3 request: ten reads' worth of records at the
-/// default limits) the thread keeps reading instead of stopping after one
+/// A read-ahead reader's side of [`ReadAhead::batches`].
+type Batches = tokio::sync::mpsc::Sender<(ReadFrom, ReadResult)>;
+
+/// How many batches the read-ahead readers may hold that the pipeline has
+/// not taken yet. While the pipeline writes a closed batch to its sinks (a
+/// file write and fsync, an S3 request: ten reads' worth of records at the
+/// default limits) the readers keep reading instead of stopping after one
 /// batch; 32 reads cover about three such writes, so a slow fsync does not
-/// stop it (8 did, on a busy disk). Bounded memory: at most this many reads
-/// (plus the one in progress) of `max_records` records each, about 1 KB a
-/// record for the TTL deletions of the bench.
+/// stop them (8 did, on a busy disk). Bounded memory: at most this many
+/// reads (plus one in progress per reader) of `max_records` records each,
+/// about 1 KB a record for the TTL deletions of the bench.
 const READ_AHEAD_BATCHES: usize = 32;
+
+/// Threads reading ahead while the sequence numbers run on without a gap.
+///
+/// Why two: one reader (reading from the engine and writing the Lambda
+/// shape, about 70 % of the pipeline's CPU) left a core idle while the
+/// pipeline's thread routed and wrote; two kept both busy. The pipeline
+/// benchmark (`pipeline_bench 200000 2000 5 3 file`, the file sink,
+/// median of 3 rounds, 2-core VM) archived about 324,000 records/s with two
+/// readers and 248,000/s with one (31 % more with two).
+const READERS: u64 = 2;
 
 impl EngineSource {
     /// Reads `config.table` from `engine`: an engine this process owns
@@ -127,6 +145,7 @@ impl EngineSource {
             },
             starting_position: config.starting_position,
             read_ahead: None,
+            readers: READERS,
         }
     }
 
@@ -178,20 +197,17 @@ impl EngineSource {
     }
 
     /// [`ShardReader::read_now`], or the read-ahead of exactly this read;
-    /// after a full batch of a forward read (catching up), starts a thread
-    /// that reads the following batches ahead, so decoding the stream and
-    /// writing to sinks use two cores, and reading goes on while the
-    /// pipeline waits on a sink. The thread hands each read over as stored
-    /// and then encodes it; the pipeline's thread encodes what is left of a
-    /// read when it takes it ([`EncodeJob`]), so whichever thread is free
-    /// does the encoding. At most [`READ_AHEAD_BATCHES`] are held (bounded
-    /// memory); what was read ahead is used only while the pipeline asks for
-    /// exactly the next position, so the checkpoint protocol is unchanged.
-    async fn read_batch(
-        &mut self,
-        from: &ReadFrom,
-        max_records: usize,
-    ) -> Result<Vec<Record>, SourceError> {
+    /// after a full batch of a forward read (catching up), starts
+    /// [`READERS`] threads that read the following batches ahead, so
+    /// reading the stream and writing to sinks use both cores, and reading
+    /// goes on while the pipeline waits on a sink. At most
+    /// [`READ_AHEAD_BATCHES`] are held (bounded memory); what was read ahead
+    /// is used only while the pipeline asks for exactly the next position,
+    /// so the checkpoint protocol is unchanged. When a batch read ahead
+    /// starts elsewhere (the table's sequence numbers have gaps: other
+    /// tables are written too), it is dropped and one thread reads ahead
+    /// from then on.
+    async fn read_batch(&mut self, from: &ReadFrom, max_records: usize) -> ReadResult {
         if self.reader.model != TtlModel::Dynamodb {
             return self.reader.read_now(from, max_records);
         }
@@ -200,50 +216,61 @@ impl EngineSource {
             .as_mut()
             .filter(|ahead| ahead.from == *from && ahead.max_records == max_records)
         {
-            let Some((at, job)) = ahead.batches.recv().await else {
-                self.read_ahead = None;
-                return Err(self.read_ahead_failed(from));
-            };
-            debug_assert_eq!(at, *from, "read-ahead batches come in order");
-            // Encodes what the read-ahead thread has not yet, beside it.
-            let result = job.records();
-            match &result {
-                Ok(records) if records.len() >= max_records => {
-                    if let Some(last) = records.last() {
-                        ahead.from = ReadFrom::After(last.sequence_number.clone());
+            let turn = ahead.taken % ahead.batches.len();
+            match ahead.batches[turn].recv().await {
+                Some((at, read)) if at == *from => {
+                    ahead.taken += 1;
+                    match &read {
+                        Ok(records) if records.len() >= max_records => {
+                            if let Some(last) = records.last() {
+                                ahead.from = ReadFrom::After(last.sequence_number.clone());
+                            }
+                        }
+                        // A short read (caught up: the threads stop) or an
+                        // error (dropping the receivers stops them).
+                        _ => self.read_ahead = None,
                     }
+                    return read;
                 }
-                // A short read (caught up: the thread stopped) or an error
-                // (dropping the receiver stops the thread).
-                _ => self.read_ahead = None,
+                // A missed guess (or a reader that died): read it now.
+                _ => self.readers = 1,
             }
-            return result;
         }
-        // Not the read the thread is on: stop it (dropping the receiver).
+        // Not the read the threads are on: stop them (dropping the receivers).
         self.read_ahead = None;
         let records = self.reader.read_now(from, max_records)?;
         if records.len() >= max_records
             && !matches!(from, ReadFrom::Range { .. })
             && let Some(last) = records.last()
+            && let Ok(last) = SequenceNumber::from_str(&last.sequence_number)
         {
-            let next = ReadFrom::After(last.sequence_number.clone());
-            let (sender, batches) = tokio::sync::mpsc::channel(READ_AHEAD_BATCHES);
-            let (reader, at) = (self.reader.clone(), next.clone());
-            tokio::task::spawn_blocking(move || reader.read_ahead(at, max_records, &sender));
-            self.read_ahead = Some(ReadAhead {
-                from: next,
-                max_records,
-                batches,
-            });
+            self.read_ahead = Some(self.start_reading_ahead(last, max_records));
         }
         Ok(records)
     }
 
-    fn read_ahead_failed(&self, from: &ReadFrom) -> SourceError {
-        SourceError::Record {
-            table: self.reader.table.clone(),
-            sequence_number: format!("{from:?}"),
-            message: "read-ahead thread failed".into(),
+    /// Starts [`EngineSource::readers`] threads reading the batches after
+    /// `last`, reader `k` from `last + k * max_records`.
+    fn start_reading_ahead(&self, last: SequenceNumber, max_records: usize) -> ReadAhead {
+        let readers = self.readers;
+        let per_reader = READ_AHEAD_BATCHES.div_ceil(readers as usize);
+        let width = u64::try_from(max_records).unwrap_or(u64::MAX);
+        let batches = (0..readers)
+            .map(|k| {
+                let (sender, batches) = tokio::sync::mpsc::channel(per_reader);
+                let reader = self.reader.clone();
+                let after = last.0.saturating_add(k.saturating_mul(width));
+                tokio::task::spawn_blocking(move || {
+                    reader.read_ahead(after, readers, max_records, &sender);
+                });
+                batches
+            })
+            .collect();
+        ReadAhead {
+            from: ReadFrom::After(last.to_string()),
+            max_records,
+            batches,
+            taken: 0,
         }
     }
 }

@@ -16,7 +16,6 @@
 
 pub mod dynamodb_streams;
 pub mod engine;
-mod engine_encode;
 pub mod event_record;
 pub mod file;
 

@@ -1,8 +1,8 @@
 //! Reading a table's stream for the engine source, in every model through
 //! one loop: its shards in order (parent before child; a Spanner table's
-//! change stream partitions), records from their stored bytes
-//! (`engine_encode.rs`; Spanner's in `models.rs`), and the read-ahead
-//! thread's loop (DynamoDB tables only).
+//! change stream partitions), records from their stored bytes (Spanner's
+//! in `models.rs`), and the read-ahead readers' loop (DynamoDB tables
+//! only).
 
 use std::str::FromStr;
 use std::sync::Arc;
@@ -14,7 +14,6 @@ use ttlstream_engine::{
 use super::{Batches, ReadFrom, ShardReader, TtlModel};
 use crate::error::SourceError;
 use crate::record::{Record, RecordContext};
-use crate::sources::engine_encode::{EncodeJob, StoredBatch};
 
 impl ShardReader {
     pub(super) fn parse_sequence(&self, text: &str) -> Result<SequenceNumber, SourceError> {
@@ -117,71 +116,65 @@ impl ShardReader {
         Ok(out)
     }
 
-    /// The read-ahead thread: reads batch after batch from `from` and sends
-    /// each (as stored, [`EncodeJob`]) with where it started, then encodes
-    /// what the pipeline's thread has not taken of it yet; until a read is
-    /// short (caught up: the pipeline then polls as usual), fails, or the
+    /// One read-ahead reader of `readers`: reads the batches after `after`
+    /// that are its own, sending each with where it started, until a read
+    /// is short (caught up: the pipeline then polls as usual), fails, or the
     /// receiver is gone.
     ///
-    /// A second thread reads, meanwhile, where the next read starts if the
-    /// table's sequence numbers run on without a gap (a full read after `s`
-    /// then ends at `s + max_records`: one table written); its read is sent
-    /// only when that is where the next read starts, so what is sent is what
-    /// a read from there returns. After a wrong guess it is not asked again.
-    pub(super) fn read_ahead(&self, mut from: ReadFrom, max_records: usize, batches: &Batches) {
-        let (ask, asked) = std::sync::mpsc::sync_channel::<ReadFrom>(1);
-        let (give, given) = std::sync::mpsc::sync_channel::<Arc<EncodeJob>>(1);
-        let helper = self.clone();
-        tokio::task::spawn_blocking(move || {
-            for at in asked {
-                let job = Arc::new(helper.read_stored(&at, max_records));
-                if give.send(job.clone()).is_err() {
-                    return;
-                }
-                job.work();
-            }
-        });
-        let mut guessing = true;
+    /// Alone, it reads each batch from where the last one ended. With
+    /// others, it guesses where its batches start: the sequence numbers of
+    /// a table written alone run on without a gap, so a full read after `s`
+    /// ends at `s + max_records`, and reader `k` of `n` reads batches `k`,
+    /// `k + n`, ... (the caller starts reader `k` at `s + k * max_records`).
+    /// It stops after a batch that does not end where the next one was
+    /// guessed to start: the pipeline then finds the next batch starting
+    /// elsewhere than it asks, and reads on alone ([`EngineSource`]).
+    ///
+    /// [`EngineSource`]: super::EngineSource
+    pub(super) fn read_ahead(
+        &self,
+        mut after: u64,
+        readers: u64,
+        max_records: usize,
+        batches: &Batches,
+    ) {
+        let width = u64::try_from(max_records).unwrap_or(u64::MAX);
         loop {
-            let guess = if guessing {
-                guess_next(&from, max_records).filter(|at| ask.send(at.clone()).is_ok())
-            } else {
-                None
+            let from = ReadFrom::After(SequenceNumber(after).to_string());
+            let read = self.read_now(&from, max_records);
+            let end = match &read {
+                Ok(records) if records.len() >= max_records => records
+                    .last()
+                    .and_then(|last| SequenceNumber::from_str(&last.sequence_number).ok()),
+                _ => None,
             };
-            let job = Arc::new(self.read_stored(&from, max_records));
-            let mut next = next_read(&job, max_records);
-            if batches.blocking_send((from, job.clone())).is_err() {
+            if batches.blocking_send((from, read)).is_err() {
                 return;
             }
-            job.work();
-            if let Some(at) = guess {
-                let Ok(guessed) = given.recv() else {
-                    return;
-                };
-                if next.as_ref() == Some(&at) {
-                    next = next_read(&guessed, max_records);
-                    if batches.blocking_send((at, guessed.clone())).is_err() {
-                        return;
-                    }
-                    guessed.work();
-                } else {
-                    guessing = false;
+            let Some(end) = end else { return };
+            after = if readers == 1 {
+                end.0
+            } else if after.checked_add(width) == Some(end.0) {
+                match width
+                    .checked_mul(readers)
+                    .and_then(|stride| after.checked_add(stride))
+                {
+                    Some(next) => next,
+                    None => return,
                 }
-            }
-            match next {
-                Some(next) => from = next,
-                None => return,
-            }
+            } else {
+                return;
+            };
         }
     }
 
     /// Reads shard by shard with GetRecords-limited reads (1,000 records or
     /// 1 MB each) until `max_records` are read or an open shard has nothing
     /// new, and turns the records into [`Record`]s on this thread: a
-    /// DynamoDB or Tablestore table's through their stored form
-    /// (`engine_encode.rs`), a Spanner table's data change records through
-    /// `models.rs`. A shard is left for its child only when it is closed
-    /// and drained, so parents are always read before children.
+    /// DynamoDB or Tablestore table's from their stored bytes
+    /// ([`ShardReader::read_stored`]), a Spanner table's data change records
+    /// through `models.rs`. A shard is left for its child only when it is
+    /// closed and drained, so parents are always read before children.
     pub(super) fn read_now(
         &self,
         from: &ReadFrom,
@@ -189,40 +182,29 @@ impl ShardReader {
     ) -> Result<Vec<Record>, SourceError> {
         match self.model {
             TtlModel::Spanner => self.read_spanner(from, max_records),
-            TtlModel::Dynamodb | TtlModel::Tablestore => {
-                self.read_stored(from, max_records).records()
-            }
+            TtlModel::Dynamodb | TtlModel::Tablestore => self.read_stored(from, max_records),
         }
     }
 
-    /// What [`ShardReader::read_now`] reads of a DynamoDB or Tablestore
-    /// table, as the stream stores it, with the error that cut the read
-    /// short after those records, if any (an error among the records, found
-    /// when they are encoded, comes first, as in stream order).
-    pub(super) fn read_stored(&self, from: &ReadFrom, max_records: usize) -> EncodeJob {
-        let mut stored = Vec::new();
-        let error = self.read_stored_into(from, max_records, &mut stored).err();
-        EncodeJob::new(stored, error, self.routed.clone())
-    }
-
-    pub(super) fn read_stored_into(
-        &self,
-        from: &ReadFrom,
-        max_records: usize,
-        out: &mut StoredBatch,
-    ) -> Result<(), SourceError> {
-        // Records no route matches are read as far as their header.
+    /// [`ShardReader::read_now`] of a DynamoDB or Tablestore table: the
+    /// records as the stream stores them, each then written in the Lambda
+    /// shape if some route's `eventName` matches it, else kept as its
+    /// [`Record::unmatched_from_stored`] form (records no route matches are
+    /// read only as far as their header). The first error in stream order:
+    /// a record's, else the one that cut the read short.
+    fn read_stored(&self, from: &ReadFrom, max_records: usize) -> Result<Vec<Record>, SourceError> {
         let routed = |kind: EventName| self.routed.as_ref().is_none_or(|r| r.contains(&kind));
         let sequence_of = |entry: &StoredEntry| entry.sequence_number();
         let keep = |shard: &ModelShard, entry| (shard.context.clone(), entry);
-        match self.model {
+        let mut stored = Vec::new();
+        let read = match self.model {
             TtlModel::Dynamodb => {
                 let streams = self.engine.streams();
                 let read = |shard: &ModelShard, position, want| {
                     let (arn, id) = (&shard.stream_arn, &shard.shard_id);
                     streams.get_stored_records_of(arn, id, position, want, routed)
                 };
-                self.read_shards(from, max_records, out, read, sequence_of, keep)
+                self.read_shards(from, max_records, &mut stored, read, sequence_of, keep)
             }
             TtlModel::Tablestore => {
                 let tablestore = self.engine.tablestore();
@@ -230,7 +212,7 @@ impl ShardReader {
                     let (table, id) = (&self.table, &shard.shard_id);
                     tablestore.get_stored_stream_records_of(table, id, position, want, routed)
                 };
-                self.read_shards(from, max_records, out, read, sequence_of, keep)
+                self.read_shards(from, max_records, &mut stored, read, sequence_of, keep)
             }
             // Not a stored change record: `read_now` reads Spanner tables
             // through `read_spanner`.
@@ -239,7 +221,18 @@ impl ShardReader {
                 sequence_number: format!("{from:?}"),
                 message: "a Spanner table's records are data change records, read whole".into(),
             }),
-        }
+        };
+        let records = stored
+            .iter()
+            .map(|(context, entry)| match entry {
+                StoredEntry::Record(stored) if routed(stored.event_name()) => {
+                    Record::from_stored(stored, context)
+                }
+                StoredEntry::Record(stored) => Record::unmatched_from_stored(stored),
+                StoredEntry::Header(header) => Record::unmatched_from_header(header),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        read.map(|()| records)
     }
 
     /// The one read loop of every model: from `from`, shard by shard in
@@ -328,28 +321,4 @@ impl ModelShard {
     pub(super) fn shard_id(&self) -> &str {
         &self.shard_id
     }
-}
-
-/// Where the read after a read of `job` starts, when that read was full and
-/// whole (a short read: caught up).
-pub(super) fn next_read(job: &EncodeJob, max_records: usize) -> Option<ReadFrom> {
-    match job.last() {
-        Some(last) if job.read_whole() && job.len() >= max_records => {
-            Some(ReadFrom::After(last.to_string()))
-        }
-        _ => None,
-    }
-}
-
-/// Where the read after a full read from `from` starts if the sequence
-/// numbers run on without a gap.
-pub(super) fn guess_next(from: &ReadFrom, max_records: usize) -> Option<ReadFrom> {
-    let ReadFrom::After(sequence) = from else {
-        return None;
-    };
-    let last = SequenceNumber::from_str(sequence)
-        .ok()?
-        .0
-        .checked_add(u64::try_from(max_records).ok()?)?;
-    Some(ReadFrom::After(SequenceNumber(last).to_string()))
 }
