@@ -45,7 +45,7 @@ fn after(records: &[Record]) -> ReadFrom {
     ReadFrom::After(records.last().expect("a record").sequence_number.clone())
 }
 
-/// The read-ahead thread reads further than one batch, yet what the
+/// The read-ahead threads read further than one batch, yet what the
 /// pipeline gets is exactly what a read from its position returns:
 /// the next batches in order, the batch after any other position it
 /// asks for, and records written after the thread caught up.
