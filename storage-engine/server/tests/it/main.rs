@@ -18,5 +18,6 @@ mod streams;
 mod support;
 mod table_fidelity;
 mod tablestore;
+mod tablestore_errors;
 mod tablestore_shards;
 mod ttl_status;
