@@ -180,10 +180,14 @@ fn match_lines(
                 return ExitCode::FAILURE;
             }
         }
-        if line.iter().all(u8::is_ascii_whitespace) {
+        // Without its line end (`\n` or `\r\n`), so an error's line and
+        // column are those of the event's own line.
+        let event = line.strip_suffix(b"\n").unwrap_or(&line);
+        let event = event.strip_suffix(b"\r").unwrap_or(event);
+        if event.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let matched = match matcher.matches_strict(&line) {
+        let matched = match matcher.matches_strict(event) {
             Ok(ids) => !ids.is_empty(),
             Err(e) => {
                 // Flush the answers so far so they stay aligned with the input.
