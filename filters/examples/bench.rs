@@ -21,7 +21,10 @@
 //! `/proc/thread-self/schedstat`, so time the host gave to other work does
 //! not count; `n/a` where that file is missing). The ratio is ours over
 //! quamina's, from the same run. Match counts of both are printed, so a
-//! disagreement shows.
+//! disagreement shows. The header names the CPU, since the ratio moves
+//! with it (`docs/benchmarks.md` has figures from two CPUs). A full run also
+//! times one `serde_json` syntax check of each record, matching nothing:
+//! the cost of a pass over the bytes, for scale.
 
 #[path = "../benches/corpus/mod.rs"]
 mod corpus;
@@ -101,9 +104,10 @@ fn main() {
     let records = corpus::dynamodb_records(corpus::DYNAMODB_RECORDS, 1);
     let mean = records.iter().map(Vec::len).sum::<usize>() as f64 / records.len() as f64;
     println!(
-        "corpus (a): {} DynamoDB stream records, {mean:.0} bytes mean; {ROUNDS} rounds of phases of at least {} s, medians",
+        "corpus (a): {} DynamoDB stream records, {mean:.0} bytes mean; {ROUNDS} rounds of phases of at least {} s, medians; CPU: {}",
         records.len(),
-        PHASE.as_secs()
+        PHASE.as_secs(),
+        cpu_model()
     );
     println!(
         "{:<12} {:>12} {:>10} {:>12} {:>10} {:>7} {:>9} {:>9} {:>8}",
@@ -128,6 +132,9 @@ fn main() {
         if name.contains(&only) {
             run_set(name, &patterns, &records);
         }
+    }
+    if only.is_empty() {
+        json_floor(&records);
     }
     memory(1_000);
 }
@@ -205,6 +212,28 @@ fn run_set(name: &str, patterns: &[(String, Vec<String>)], events: &[Vec<u8>]) {
     );
 }
 
+/// What one pass over each record's JSON costs, matching nothing:
+/// `serde_json` checking its syntax (`IgnoredAny`). A matcher that reads the
+/// record's bytes one at a time, as this crate's does, is not far below it.
+fn json_floor(events: &[Vec<u8>]) {
+    let phases: Vec<Phase> = (0..ROUNDS)
+        .map(|_| {
+            phase(events, |event| {
+                serde_json::from_slice::<serde::de::IgnoredAny>(event).is_ok()
+            })
+        })
+        .collect();
+    let floor = median(&phases);
+    println!(
+        "{:<12} {:>12.0} {:>10}   (serde_json IgnoredAny: one syntax check of each record, no matching)",
+        "json pass",
+        floor.events_per_sec,
+        floor
+            .cpu_micros
+            .map_or("n/a".to_owned(), |m| format!("{m:.3}")),
+    );
+}
+
 /// Match `events` over and over with `hit` for at least [`PHASE`].
 fn phase(events: &[Vec<u8>], mut hit: impl FnMut(&[u8]) -> bool) -> Phase {
     TIMING.store(true, Ordering::Relaxed);
@@ -233,6 +262,18 @@ fn median(phases: &[Phase]) -> Phase {
     let mut sorted = phases.to_vec();
     sorted.sort_by(|a, b| a.events_per_sec.total_cmp(&b.events_per_sec));
     sorted[sorted.len() / 2]
+}
+
+/// The CPU's model name (Linux: `/proc/cpuinfo`): the ratio to quamina
+/// depends on it, so every run names it.
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|text| {
+            let line = text.lines().find(|line| line.starts_with("model name"))?;
+            Some(line.split_once(':')?.1.trim().to_owned())
+        })
+        .unwrap_or_else(|| "unknown".to_owned())
 }
 
 /// This thread's time on a CPU so far (Linux: the first field of
