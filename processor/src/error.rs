@@ -317,6 +317,18 @@ pub enum SinkError {
         /// The last write error.
         message: String,
     },
+    /// The task writing a batch to its sinks ended without an answer (it
+    /// panicked): what it wrote is unknown, so the batch stays in flight and
+    /// is delivered again.
+    #[error("delivery of SequenceNumbers {first} to {last} ended without an answer: {message}")]
+    DeliveryLost {
+        /// `SequenceNumber` of the batch's first record.
+        first: String,
+        /// `SequenceNumber` of the batch's last record.
+        last: String,
+        /// How the task ended.
+        message: String,
+    },
 }
 
 impl SinkError {
@@ -345,7 +357,8 @@ impl SinkError {
         matches!(self, SinkError::Interrupted { .. })
     }
 
-    /// The name of the sink that failed.
+    /// The name of the sink that failed; `delivery` when the batch's
+    /// delivery as a whole was lost ([`SinkError::DeliveryLost`]).
     pub fn sink(&self) -> &str {
         match self {
             SinkError::Io { sink, .. }
@@ -353,6 +366,7 @@ impl SinkError {
             | SinkError::Record { sink, .. }
             | SinkError::Encode { sink, .. }
             | SinkError::Interrupted { sink, .. } => sink,
+            SinkError::DeliveryLost { .. } => "delivery",
         }
     }
 }

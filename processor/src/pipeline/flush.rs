@@ -136,11 +136,10 @@ impl Pipeline {
             Ok(Ok(delivered)) => (delivered, None),
             Ok(Err((delivered, error))) => (delivered, Some(error)),
             Err(join) => {
-                let error = SinkError::Io {
-                    sink: "delivery".into(),
-                    action: "deliver",
-                    path: self.store.path().to_path_buf(),
-                    source: std::io::Error::other(join.to_string()),
+                let error = SinkError::DeliveryLost {
+                    first: delivery.range.first.clone(),
+                    last: delivery.range.last.clone(),
+                    message: join.to_string(),
                 };
                 (Delivered::default(), Some(error))
             }

@@ -2,7 +2,8 @@
 //! returns while its batch's sink write is still waiting, the next read
 //! starts after that batch (not at the committed checkpoint), the checkpoint
 //! on disk holds the batch in flight until its write is done, and batches
-//! commit in order.
+//! commit in order. A delivery that panics is reported with its range, and
+//! the batch, still in flight, is delivered by the next pipeline.
 
 use crate::common;
 
@@ -204,4 +205,68 @@ async fn a_batch_is_delivered_while_the_next_is_read_and_batches_commit_in_order
         })
         .collect();
     assert_eq!(archived, seq, "each record archived once, in order");
+}
+
+/// A sink whose write panics: a bug, not a failed write.
+struct Panics;
+
+impl Sink for Panics {
+    fn name(&self) -> &str {
+        "archive"
+    }
+
+    fn write<'a>(
+        &'a self,
+        _batch: &'a SinkBatch<'a>,
+    ) -> BoxFuture<'a, Result<(), ttlstream::error::SinkError>> {
+        Box::pin(async { panic!("the sink's own bug") })
+    }
+}
+
+#[tokio::test]
+async fn a_delivery_that_panics_is_reported_with_its_range_and_delivered_again() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (engine, seq) = engine(dir.path(), 4);
+    let config = config(dir.path());
+    let source = common::engine_reader(engine.clone(), &config);
+    let mut pipeline = Pipeline::with_source(&config, source)
+        .expect("pipeline")
+        .with_sink(Box::new(Panics));
+    assert_eq!(step(&mut pipeline).await.records, 4);
+    let error = pipeline.flush().await.expect_err("the delivery panicked");
+    let ttlstream::error::PipelineError::Sink(ttlstream::error::SinkError::DeliveryLost {
+        first,
+        last,
+        ..
+    }) = &error
+    else {
+        panic!("not a lost delivery: {error}");
+    };
+    assert_eq!((first, last), (&seq[0], &seq[3]));
+    assert!(
+        error.to_string().contains("ended without an answer"),
+        "{error}"
+    );
+    // Nothing committed: the batch is still in flight on disk.
+    let on_disk = checkpoint(dir.path());
+    assert_eq!(on_disk["sequence_number"], Value::Null);
+    assert_eq!(on_disk["in_flight"]["first"], seq[0].as_str());
+    assert_eq!(on_disk["in_flight"]["last"], seq[3].as_str());
+    drop(pipeline);
+
+    // The next pipeline on that checkpoint delivers the batch.
+    let source = common::engine_reader(engine, &config);
+    let mut pipeline = Pipeline::with_source(&config, source).expect("pipeline");
+    step(&mut pipeline).await;
+    pipeline.flush().await.expect("flush");
+    let archived: Vec<String> = common::ndjson_lines(&dir.path().join("archive/SessionData"))
+        .iter()
+        .map(|r| {
+            r["dynamodb"]["SequenceNumber"]
+                .as_str()
+                .expect("seq")
+                .to_string()
+        })
+        .collect();
+    assert_eq!(archived, seq, "each record archived once");
 }
