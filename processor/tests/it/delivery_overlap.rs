@@ -91,6 +91,19 @@ fn checkpoint(dir: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(file).expect("read")).expect("json")
 }
 
+/// The `SequenceNumber`s archived under `dir/archive`, in file order.
+fn archived(dir: &Path) -> Vec<String> {
+    common::ndjson_lines(&dir.join("archive/SessionData"))
+        .iter()
+        .map(|r| {
+            r["dynamodb"]["SequenceNumber"]
+                .as_str()
+                .expect("seq")
+                .to_string()
+        })
+        .collect()
+}
+
 /// The real file sink, whose writes each wait for a permit, noting the
 /// checkpoint on disk when each write starts.
 struct Gated {
@@ -195,16 +208,11 @@ async fn a_batch_is_delivered_while_the_next_is_read_and_batches_commit_in_order
     let on_disk = checkpoint(dir.path());
     assert_eq!(on_disk["sequence_number"], seq[11].as_str());
     assert_eq!(on_disk["in_flight"], Value::Null);
-    let archived: Vec<String> = common::ndjson_lines(&dir.path().join("archive/SessionData"))
-        .iter()
-        .map(|r| {
-            r["dynamodb"]["SequenceNumber"]
-                .as_str()
-                .expect("seq")
-                .to_string()
-        })
-        .collect();
-    assert_eq!(archived, seq, "each record archived once, in order");
+    assert_eq!(
+        archived(dir.path()),
+        seq,
+        "each record archived once, in order"
+    );
 }
 
 /// A sink whose write panics: a bug, not a failed write.
@@ -259,14 +267,5 @@ async fn a_delivery_that_panics_is_reported_with_its_range_and_delivered_again()
     let mut pipeline = Pipeline::with_source(&config, source).expect("pipeline");
     step(&mut pipeline).await;
     pipeline.flush().await.expect("flush");
-    let archived: Vec<String> = common::ndjson_lines(&dir.path().join("archive/SessionData"))
-        .iter()
-        .map(|r| {
-            r["dynamodb"]["SequenceNumber"]
-                .as_str()
-                .expect("seq")
-                .to_string()
-        })
-        .collect();
-    assert_eq!(archived, seq, "each record archived once");
+    assert_eq!(archived(dir.path()), seq, "each record archived once");
 }
