@@ -96,13 +96,32 @@ pub struct Config {
 
 /// `[logging]`: logs never hold attribute values or TTL values; item keys only
 /// when this says so.
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LoggingConfig {
     /// Log the key attributes of records that were dead-lettered, and object
     /// names built from item keys. Default false.
     #[serde(default)]
     pub log_keys: bool,
+    /// Seconds between a running sidecar's progress lines (records read and
+    /// their rate, matched, delivered, TTL deletions, how far behind the
+    /// stream it is), logged at `info` while it reads records; a quiet
+    /// stream logs none. 0: one after every read. Default 60.
+    #[serde(default = "default_progress_interval_secs")]
+    pub progress_interval_secs: u64,
+}
+
+impl Default for LoggingConfig {
+    fn default() -> Self {
+        Self {
+            log_keys: false,
+            progress_interval_secs: default_progress_interval_secs(),
+        }
+    }
+}
+
+fn default_progress_interval_secs() -> u64 {
+    60
 }
 
 /// Who reads the config: the sidecar needs a source and a checkpoint, the

@@ -79,6 +79,11 @@ pub struct Pipeline {
     /// batch). A read of fewer records means the source has caught up.
     read_limits: ReadLimits,
     poll_interval: Duration,
+    /// `[logging] progress_interval_secs`: [`Pipeline::run`]'s progress lines.
+    progress_interval: Duration,
+    /// How far behind the stream the last read record was (its
+    /// `ApproximateCreationDateTime` to now), for the progress line.
+    iterator_age_millis: Option<i64>,
     /// Turned `true` by [`Pipeline::run`] when its shutdown completes: ends a
     /// read that waits for input and a sink write stalled in its retries.
     stop: Arc<watch::Sender<bool>>,
@@ -230,6 +235,8 @@ impl Pipeline {
             notifiers: config.notifiers.clone(),
             read_limits,
             poll_interval: Duration::from_millis(config.batch.poll_interval_millis),
+            progress_interval: Duration::from_secs(config.logging.progress_interval_secs),
+            iterator_age_millis: None,
             stop: Arc::new(stop),
             stats: PipelineStats::default(),
             engine: None,
@@ -438,6 +445,7 @@ impl Pipeline {
         if let Some(newest) = newest {
             let age_millis = self.clock.now_millis().saturating_sub(newest).max(0);
             ::metrics::gauge!(names::ITERATOR_AGE_MILLISECONDS).set(age_millis as f64);
+            self.iterator_age_millis = Some(age_millis);
         }
         let newest = newest.unwrap_or(0);
         let watermark = if read < self.read_limits.max_records {

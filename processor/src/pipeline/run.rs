@@ -3,6 +3,7 @@
 
 use std::future::Future;
 use std::sync::Arc;
+use std::time::Instant;
 
 use super::Pipeline;
 use crate::error::PipelineError;
@@ -29,6 +30,8 @@ impl Pipeline {
     /// ([`RetryConfig`](crate::config::RetryConfig)) the retries end at once: that batch stays in
     /// flight in the checkpoint and is delivered on the next start. Last, the
     /// open metric periods are published ([`Pipeline::publish_open_periods`]).
+    /// While records flow, a progress line is logged at `info` every
+    /// `[logging] progress_interval_secs` ([`Pipeline::log_progress`]).
     ///
     /// # Errors
     /// The first error of a [`Pipeline::step`] (a stop during a sink's
@@ -40,6 +43,10 @@ impl Pipeline {
         tokio::pin!(shutdown);
         let stop = Arc::clone(&self.stop);
         let mut stopping = false;
+        let mut progress = Progress {
+            at: Instant::now(),
+            records_read: self.stats.records_read,
+        };
         let result = loop {
             let stepped = {
                 let step = self.step();
@@ -58,6 +65,7 @@ impl Pipeline {
                 Ok(report) => report,
                 Err(error) => break Err(error),
             };
+            self.log_progress(&mut progress, Instant::now());
             if report.records == 0 && self.source.exhausted() {
                 break self.finish("source exhausted").await;
             }
@@ -97,6 +105,33 @@ impl Pipeline {
         }
     }
 
+    /// Logs a progress line when the progress interval has passed since
+    /// `last` and records were read since: the counts so far, the rate since
+    /// `last`, and how far behind the stream the pipeline reads. Returns
+    /// whether it logged (then `last` is now).
+    fn log_progress(&self, last: &mut Progress, now: Instant) -> bool {
+        let read = self.stats.records_read.saturating_sub(last.records_read);
+        let elapsed = now.saturating_duration_since(last.at);
+        if read == 0 || elapsed < self.progress_interval {
+            return false;
+        }
+        let per_sec = read as f64 / elapsed.as_secs_f64().max(1e-3);
+        tracing::info!(
+            records_read = self.stats.records_read,
+            records_per_sec = per_sec.round() as u64,
+            records_matched = self.stats.records_matched,
+            records_delivered = self.stats.records_delivered,
+            ttl_deletions = self.stats.ttl_deletions,
+            iterator_age_millis = self.iterator_age_millis,
+            "progress"
+        );
+        *last = Progress {
+            at: now,
+            records_read: self.stats.records_read,
+        };
+        true
+    }
+
     /// Writes and commits the open batch, as the run ends.
     async fn finish(&mut self, why: &str) -> Result<PipelineStats, PipelineError> {
         // An interrupted replay stays in flight and is read again on start.
@@ -106,6 +141,13 @@ impl Pipeline {
         tracing::info!(stats = ?self.stats, "{why}: last batch committed");
         Ok(self.stats)
     }
+}
+
+/// When [`Pipeline::run`] last logged its progress, and the records read by then.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Progress {
+    at: Instant,
+    records_read: u64,
 }
 
 /// Adds a closed period's value to its `metrics` counter (the exporters

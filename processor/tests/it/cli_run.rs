@@ -167,6 +167,41 @@ fn the_replay_checkpoint_is_one_however_the_config_path_is_spelled() {
 }
 
 #[test]
+fn a_running_sidecar_logs_its_progress_at_the_configured_interval() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("replay.ndjson"), common::ttl_replay(1000)).expect("replay");
+    let source = "[source.file]\npath = \"replay.ndjson\"\n";
+    // Reads of 100 records; a progress line after each.
+    let config = format!(
+        "{source}[batch]\nmax_records = 100\n{TTL_ROUTE_TO_FILE}\n[logging]\nprogress_interval_secs = 0\n"
+    );
+    write_config(dir.path(), &config);
+    let out = run(dir.path(), "ttlstream.toml");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let log = stderr(&out);
+    let lines: Vec<&str> = log.lines().filter(|l| l.contains(" progress ")).collect();
+    assert_eq!(lines.len(), 10, "one line per read of 100:\n{log}");
+    for (i, line) in lines.iter().enumerate() {
+        assert!(
+            line.contains(&format!("records_read={}", 100 * (i + 1))),
+            "{line}"
+        );
+        assert!(line.contains("records_per_sec="), "{line}");
+        assert!(line.contains("iterator_age_millis="), "{line}");
+    }
+    // Every record of the replay is a TTL deletion.
+    assert!(lines[9].contains("ttl_deletions=1000"), "{}", lines[9]);
+
+    // The default interval (60 s) is longer than this run: no line.
+    let quiet = tempfile::tempdir().expect("tempdir");
+    std::fs::write(quiet.path().join("replay.ndjson"), common::ttl_replay(1000)).expect("replay");
+    write_config(quiet.path(), &format!("{source}{TTL_ROUTE_TO_FILE}"));
+    let out = run(quiet.path(), "ttlstream.toml");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!stderr(&out).contains(" progress "), "{}", stderr(&out));
+}
+
+#[test]
 fn a_replay_honours_the_sinks_batch_limits() {
     let dir = tempfile::tempdir().expect("tempdir");
     std::fs::write(dir.path().join("replay.ndjson"), common::ttl_replay(1000)).expect("replay");
