@@ -30,8 +30,9 @@ impl Pipeline {
     /// ([`RetryConfig`](crate::config::RetryConfig)) the retries end at once: that batch stays in
     /// flight in the checkpoint and is delivered on the next start. Last, the
     /// open metric periods are published ([`Pipeline::publish_open_periods`]).
-    /// While records flow, a progress line is logged at `info` every
-    /// `[logging] progress_interval_secs` ([`Pipeline::log_progress`]).
+    /// While records flow, a `progress` line is logged at `info` every
+    /// `[logging] progress_interval_secs`: the counts so far, the rate, and
+    /// the iterator age.
     ///
     /// # Errors
     /// The first error of a [`Pipeline::step`] (a stop during a sink's
@@ -107,13 +108,13 @@ impl Pipeline {
 
     /// Logs a progress line when the progress interval has passed since
     /// `last` and records were read since: the counts so far, the rate since
-    /// `last`, and how far behind the stream the pipeline reads. Returns
-    /// whether it logged (then `last` is now).
-    fn log_progress(&self, last: &mut Progress, now: Instant) -> bool {
+    /// `last`, and how far behind the stream the pipeline reads; `last`
+    /// then becomes now.
+    fn log_progress(&self, last: &mut Progress, now: Instant) {
         let read = self.stats.records_read.saturating_sub(last.records_read);
         let elapsed = now.saturating_duration_since(last.at);
         if read == 0 || elapsed < self.progress_interval {
-            return false;
+            return;
         }
         let per_sec = read as f64 / elapsed.as_secs_f64().max(1e-3);
         tracing::info!(
@@ -129,7 +130,6 @@ impl Pipeline {
             at: now,
             records_read: self.stats.records_read,
         };
-        true
     }
 
     /// Writes and commits the open batch, as the run ends.
