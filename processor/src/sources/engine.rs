@@ -31,8 +31,8 @@ pub struct EngineSource {
     /// The next batches, being read by blocking threads while the pipeline
     /// routes and writes the last one.
     read_ahead: Option<ReadAhead>,
-    /// How many threads read ahead: [`READERS`], or 1 once a guess missed
-    /// ([`ShardReader::read_ahead`]).
+    /// How many threads read ahead: [`READERS`], or 1 from a missed guess
+    /// ([`ShardReader::read_ahead`]) until the source catches up.
     readers: u64,
 }
 
@@ -206,7 +206,8 @@ impl EngineSource {
     /// so the checkpoint protocol is unchanged. When a batch read ahead
     /// starts elsewhere (the table's sequence numbers have gaps: other
     /// tables are written too), it is dropped and one thread reads ahead
-    /// from then on.
+    /// until the source catches up; the next backlog gets [`READERS`] again
+    /// (if other tables are still written, that costs one missed read).
     async fn read_batch(&mut self, from: &ReadFrom, max_records: usize) -> ReadResult {
         if self.reader.model != TtlModel::Dynamodb {
             return self.reader.read_now(from, max_records);
@@ -230,6 +231,12 @@ impl EngineSource {
                         // error (dropping the receivers stops them).
                         _ => self.read_ahead = None,
                     }
+                    if read
+                        .as_ref()
+                        .is_ok_and(|records| records.len() < max_records)
+                    {
+                        self.readers = READERS;
+                    }
                     return read;
                 }
                 // A missed guess (or a reader that died): read it now.
@@ -239,6 +246,10 @@ impl EngineSource {
         // Not the read the threads are on: stop them (dropping the receivers).
         self.read_ahead = None;
         let records = self.reader.read_now(from, max_records)?;
+        if records.len() < max_records {
+            // Caught up: the next backlog may be one table's alone.
+            self.readers = READERS;
+        }
         if records.len() >= max_records
             && !matches!(from, ReadFrom::Range { .. })
             && let Some(last) = records.last()

@@ -87,16 +87,8 @@ async fn reads_ahead_give_what_the_asked_position_holds() {
     // A batch size the thread was not reading with.
     let batch = source.read_batch(&after(&batch), 3).await.expect("read");
     assert_eq!(numbers(&batch), all[6..9]);
-    let mut got = numbers(&batch);
-    let mut from = after(&batch);
-    loop {
-        let batch = source.read_batch(&from, 3).await.expect("read");
-        got.extend(numbers(&batch));
-        if batch.len() < 3 {
-            break;
-        }
-        from = after(&batch);
-    }
+    let (rest, _) = read_to_the_end(&mut source, after(&batch), 3).await;
+    let got: Vec<String> = numbers(&batch).into_iter().chain(rest).collect();
     assert_eq!(got, all[6..]);
 
     // Records written after catching up are read (the thread stopped at
@@ -117,11 +109,31 @@ async fn reads_ahead_give_what_the_asked_position_holds() {
     );
 }
 
+/// Reads batches of `max_records` from `from` until a short read (caught
+/// up): their sequence numbers, and the fewest read-ahead threads the
+/// source had after a full batch.
+async fn read_to_the_end(
+    source: &mut EngineSource,
+    mut from: ReadFrom,
+    max_records: usize,
+) -> (Vec<String>, u64) {
+    let (mut got, mut fewest) = (Vec::new(), READERS);
+    loop {
+        let batch = source.read_batch(&from, max_records).await.expect("read");
+        got.extend(numbers(&batch));
+        if batch.len() < max_records {
+            return (got, fewest);
+        }
+        fewest = fewest.min(source.readers);
+        from = after(&batch);
+    }
+}
+
 /// With another table written in between, the sequence numbers of a
 /// table's records have gaps: the second reader's guessed reads start in
-/// the wrong place and are not used, and one reader reads ahead from then
-/// on; the batches are still those a read from each asked position
-/// returns.
+/// the wrong place and are not used, and one reader reads ahead until the
+/// source catches up; the batches are still those a read from each asked
+/// position returns. The next backlog, of one table, gets both readers.
 #[tokio::test]
 async fn guessed_reads_are_used_only_where_the_next_read_starts() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -136,16 +148,16 @@ async fn guessed_reads_are_used_only_where_the_next_read_starts() {
         .expect("all");
     let all = numbers(&all);
     assert_eq!(all.len(), 21);
-    let mut got = Vec::new();
-    let mut from = ReadFrom::TrimHorizon;
-    loop {
-        let batch = source.read_batch(&from, 2).await.expect("read");
-        got.extend(numbers(&batch));
-        if batch.len() < 2 {
-            break;
-        }
-        from = after(&batch);
-    }
+    let (got, fewest) = read_to_the_end(&mut source, ReadFrom::TrimHorizon, 2).await;
     assert_eq!(got, all);
-    assert_eq!(source.readers, 1, "a missed guess leaves one reader");
+    assert_eq!(fewest, 1, "a missed guess leaves one reader");
+    assert_eq!(source.readers, READERS, "until the source caught up");
+
+    // A backlog of this table alone: every guess is right.
+    put(&engine, 100, 13);
+    let from = ReadFrom::After(all[20].clone());
+    let (got, fewest) = read_to_the_end(&mut source, from, 2).await;
+    assert_eq!(got.len(), 13);
+    assert!(got.iter().all(|n| *n > all[20]));
+    assert_eq!(fewest, READERS, "both readers read the new backlog");
 }
