@@ -144,8 +144,8 @@ impl Pipeline {
 }
 
 /// When [`Pipeline::run`] last logged its progress, and the records read by then.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Progress {
+#[derive(Debug)]
+struct Progress {
     at: Instant,
     records_read: u64,
 }
