@@ -227,15 +227,14 @@ impl EngineSource {
                                 ahead.from = ReadFrom::After(last.sequence_number.clone());
                             }
                         }
-                        // A short read (caught up: the threads stop) or an
-                        // error (dropping the receivers stops them).
-                        _ => self.read_ahead = None,
-                    }
-                    if read
-                        .as_ref()
-                        .is_ok_and(|records| records.len() < max_records)
-                    {
-                        self.readers = READERS;
+                        // Caught up: the threads stop; the next backlog may
+                        // be one table's alone.
+                        Ok(_) => {
+                            self.read_ahead = None;
+                            self.readers = READERS;
+                        }
+                        // Dropping the receivers stops the threads.
+                        Err(_) => self.read_ahead = None,
                     }
                     return read;
                 }
